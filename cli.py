@@ -1,0 +1,293 @@
+"""examrag command line: thin wrappers that call one stage's run() and print text or --json.
+
+Exit codes: 0 success; 1 something failed (other files still processed; or the LLM was unavailable and
+only passages were printed; or an unknown --chapter); 2 usage error; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="examrag: cited answers from your own 408 material, offline.")
+
+DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory (default data/, env EXAMRAG_DATA_DIR).")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Force = Annotated[bool, typer.Option("--force", help="Redo every document, not only changed ones.")]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def _settings(data_dir: Optional[Path]):
+    from pipeline.settings import load_settings
+
+    return load_settings(data_dir=data_dir)
+
+
+def _echo_json(obj) -> None:
+    typer.echo(json.dumps(obj, ensure_ascii=False, indent=1))
+
+
+def _fail(msg: str, code: int = 1) -> None:
+    typer.echo(f"Error: {msg}", err=True)
+    raise typer.Exit(code)
+
+
+def _print_reports(reports, quiet: bool) -> bool:
+    """Per-document status line (worst over the stages) plus error lines; returns True if any failed."""
+    order = {"failed": 0, "partial": 1, "skipped": 2, "success": 3}
+    worst: dict[str, tuple[str, str]] = {}
+    lines: list[str] = []
+    for rep in reports:
+        for d in rep.docs:
+            key = d.source
+            st = d.status.value
+            if key not in worst or order[st] < order[worst[key][0]]:
+                worst[key] = (st, d.detail)
+            lines += [e.line() for e in d.errors]
+    for source, (st, _) in worst.items():
+        typer.echo(f"{st:<8} {source}")
+    for line in dict.fromkeys(lines):
+        typer.echo(f"  {line}", err=True)
+    return any(st == "failed" for st, _ in worst.values())
+
+
+def _run_stages(stages: list[str], raw_dir: Optional[Path], data_dir: Optional[Path], force: bool, quiet: bool,
+                abort_on_error: bool) -> None:
+    import time
+
+    from pipeline.models import DocReport, StageReport, Status
+    from pipeline.store import LockBusy, Store
+
+    s = _settings(data_dir)
+    store = Store(s.data_dir)
+    started = time.monotonic()
+    try:
+        with store.lock():
+            manifest = store.load_manifest()
+            reports = []
+            if raw_dir is not None:
+                from pipeline.parse.stage import discover
+
+                doc_ids, problems = discover(raw_dir, store, manifest)
+                store.save_manifest(manifest)
+                reports.append(StageReport(stage="discover", docs=problems))
+                if problems and abort_on_error:
+                    _print_reports(reports, quiet)
+                    raise typer.Exit(1)
+            else:
+                doc_ids = sorted(manifest.documents)
+            counts = None
+            for stage in stages:
+                kw = dict(force=force, quiet=quiet, abort_on_error=abort_on_error)
+                if stage == "parse":
+                    from pipeline.parse.stage import run
+                    rep = run(store, manifest, doc_ids, s, **kw)
+                elif stage == "clean":
+                    from pipeline.clean.stage import run
+                    rep = run(store, manifest, doc_ids, s, **kw)
+                elif stage == "enrich":
+                    from pipeline.enrich.stage import run
+                    rep, _calls = run(store, manifest, doc_ids, s, **kw)
+                else:
+                    from pipeline.index.stage import run
+                    rep, counts = run(store, manifest, doc_ids, s, **kw)
+                reports.append(rep)
+                if abort_on_error and rep.failed:
+                    break
+            store.save_manifest(manifest)
+    except LockBusy as exc:
+        _fail(str(exc))
+    failed = _print_reports(reports, quiet)
+    n = len({d.source for r in reports for d in r.docs})
+    summary = f"{n} file(s), {sum(1 for r in reports for d in r.docs if d.status == Status.FAILED)} failure(s)"
+    if counts:
+        summary += f"; chunks {counts['manifest']} (vectors {counts['vectors']}, newly embedded {counts['embedded']}, removed {counts['deleted']})"
+    typer.echo(f"{summary}; {time.monotonic() - started:.1f}s")
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ingest(raw_dir: Annotated[Path, typer.Argument(help="Folder with PDFs, scans, notes.", exists=True, file_okay=False)],
+           data_dir: DataDir = None, force: Force = False, quiet: Quiet = False,
+           abort_on_error: Annotated[bool, typer.Option("--abort-on-error", help="Stop at the first failure.")] = False):
+    """Parse → clean → enrich → index every supported file under RAW_DIR (only what changed)."""
+    _run_stages(["parse", "clean", "enrich", "index"], raw_dir, data_dir, force, quiet, abort_on_error)
+
+
+def _stage_command(name: str):
+    def command(data_dir: DataDir = None, force: Force = False, quiet: Quiet = False):
+        _run_stages([name], None, data_dir, force, quiet, False)
+
+    command.__doc__ = f"Re-run the {name} stage for documents whose input to it changed."
+    return command
+
+
+for _name in ("parse", "clean", "enrich", "index"):
+    app.command(name=_name)(_stage_command(_name))
+
+
+def _retriever(data_dir: Optional[Path]):
+    from pipeline.ask.retrieve import IndexMissing, Retriever
+
+    s = _settings(data_dir)
+    try:
+        return s, Retriever(s.data_dir, s)
+    except IndexMissing as exc:
+        _fail(str(exc))
+
+
+@app.command()
+def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树和B+树的区别是什么\".")],
+        chapter: Annotated[Optional[str], typer.Option("--chapter", help="Only chunks under a heading containing this.")] = None,
+        top_k: Annotated[int, typer.Option("--top-k", min=1, max=50)] = 5,
+        no_llm: Annotated[bool, typer.Option("--no-llm", help="Only show ranked cited passages.")] = False,
+        mode: Annotated[Optional[str], typer.Option("--mode", help="hybrid | bm25 | vector")] = None,
+        as_json: Json = False, data_dir: DataDir = None):
+    """Answer from your material with citations [来源: 章节路径|片段位置]."""
+    from pipeline.ask.answer import answer
+    from pipeline.ask.retrieve import ChapterNotFound
+
+    s, retriever = _retriever(data_dir)
+    try:
+        r = retriever.search(question, top_k=top_k, chapter=chapter, mode=mode)
+    except ChapterNotFound as exc:
+        _fail(str(exc))
+    llm, note = None, None
+    if not no_llm and s.llm_backend != "none":
+        from pipeline.llm.from_settings import make_llm_from_settings
+
+        try:
+            llm = make_llm_from_settings(s)
+        except Exception as exc:
+            note = f"no generated answer: {str(exc).splitlines()[0]}"
+    elif not no_llm:
+        note = "no generated answer: EXAMRAG_LLM_BACKEND=none"
+    stream = None if as_json or llm is None else (lambda t: (sys.stdout.write(t), sys.stdout.flush()))
+    llm_failed = False
+    try:
+        result = answer(question, r, llm, min_bm25=s.refuse_min_bm25, min_cosine=s.refuse_min_cosine,
+                        max_tokens=s.llm_max_tokens, on_token=stream)
+    except Exception as exc:  # endpoint down mid-answer, model crash: passages still printed
+        from pipeline.models import Answer
+
+        result = Answer(question=question, answer=None, refused=False, hits=r.hits)
+        note, llm_failed = f"no generated answer: {str(exc).splitlines()[0]}", True
+    result.note = result.note or note
+    if as_json:
+        out = result.model_dump(include={"question", "answer", "refused", "hits"})
+        keep = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
+                "kind", "year", "number", "citation", "chapter_paths")
+        out["hits"] = [{k: h[k] for k in keep} for h in out["hits"]]
+        if result.note:
+            out["note"] = result.note
+        _echo_json(out)
+    else:
+        if stream is not None:
+            typer.echo("")
+        elif result.answer:
+            typer.echo(result.answer)
+        if result.note and (llm is None and not no_llm or llm_failed):
+            typer.echo(result.note, err=True)
+        typer.echo("\n参考片段：" if result.hits else "没有检索到片段。")
+        for h in result.hits:
+            snippet = h.text.replace("\n", " ")[:120]
+            typer.echo(f"[{h.rank}] {h.citation} {h.source} (score {h.score:.4f})\n    {snippet}")
+            if h.chapter_paths:
+                typer.echo("    对应章节：" + "；".join(" › ".join(p) for p in h.chapter_paths))
+    if (note and not no_llm) or llm_failed:
+        raise typer.Exit(1)
+
+
+def chapter_tree(rows: list[tuple[str, int]]) -> list[dict]:
+    """Nested nodes {"title", "chunks" (own + descendants), "children"} from joined chapter paths."""
+    roots: list[dict] = []
+    for joined, n in rows:
+        level = roots
+        for title in joined.split(" › "):
+            node = next((c for c in level if c["title"] == title), None)
+            if node is None:
+                node = {"title": title, "chunks": 0, "children": []}
+                level.append(node)
+            node["chunks"] += n
+            level = node["children"]
+    return roots
+
+
+@app.command()
+def chapters(as_json: Json = False, data_dir: DataDir = None):
+    """The chapter tree with chunk counts (a heading's count includes its subsections)."""
+    _, retriever = _retriever(data_dir)
+    tree = chapter_tree(retriever.catalog.chapters())
+    if as_json:
+        _echo_json(tree)
+        return
+
+    def show(nodes, depth=0):
+        for node in nodes:
+            typer.echo(f"{'  ' * depth}{node['title']}  ({node['chunks']})")
+            show(node["children"], depth + 1)
+
+    show(tree)
+
+
+@app.command()
+def questions(chapter: Annotated[Optional[str], typer.Option("--chapter", help="Questions whose linked sections or own path contain this.")] = None,
+              as_json: Json = False, data_dir: DataDir = None):
+    """Past-paper questions, optionally those that test a chapter."""
+    _, retriever = _retriever(data_dir)
+    qs = retriever.catalog.all_questions()
+    if chapter:
+        qs = [q for q in qs if any(chapter in h for p in (q.chapter_paths or []) + [q.chapter_path] for h in p)]
+    rows = [{"year": q.year, "number": q.number, "qtype": q.qtype, "text": q.text, "chapter_paths": q.chapter_paths,
+             "source": q.source, "pages": q.pages} for q in qs]
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows:
+        typer.echo(f"{r['year']}年 第{r['number']}题 [{r['qtype']}] {r['source']}")
+
+
+@app.command()
+def status(as_json: Json = False, data_dir: DataDir = None):
+    """Documents, stage status and index counts (Chroma = BM25 = manifest when healthy)."""
+    from pipeline.store import Store
+
+    s = _settings(data_dir)
+    store = Store(s.data_dir)
+    manifest = store.load_manifest()
+    docs = [{"doc_id": d.doc_id, "sources": d.sources,
+             "stages": {k: v.status for k, v in d.stages.items()}} for d in manifest.documents.values()]
+    counts = {"documents": len(docs), "failures": manifest.failures}
+    from pipeline.index.catalog import current_generation
+
+    meta = current_generation(store.index_dir)
+    if meta:
+        from pipeline.index.stage import live_docs, open_vectors
+
+        counts["manifest_chunks"] = sum(len(d.chunks) for d in live_docs(store, manifest))
+        _, retriever = _retriever(data_dir)
+        counts["bm25_chunks"] = len(retriever.bm25)
+        counts["catalog_chunks"] = len(retriever.catalog)
+        counts["vector_chunks"] = retriever.vectors.count()
+        counts["embed_model"] = meta.get("embed_model")
+    if as_json:
+        _echo_json({"documents": docs, "counts": counts})
+        return
+    for d in docs:
+        st = " ".join(f"{k}:{v}" for k, v in d["stages"].items())
+        typer.echo(f"{d['doc_id']}  {st}  {', '.join(d['sources'])}")
+    for k, v in counts.items():
+        typer.echo(f"{k}: {v}")
+
+
+if __name__ == "__main__":
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("Interrupted; finished work is kept, re-run to continue.", err=True)
+        sys.exit(130)

@@ -1,0 +1,1 @@
+"""Retrieval (hybrid BM25 + vectors, RRF, chapter and year/number filters) and cited answers."""

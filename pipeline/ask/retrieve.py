@@ -1,0 +1,162 @@
+"""Hybrid retrieval over the live index generation.
+
+Order of evidence: an exact past-paper reference (``2023年第42题``, ``23年42题``, ``2023 42``) resolves
+to its question record first; then BM25 and vector top-N lists, each restricted to the chapter filter
+before ranking, fused by weighted reciprocal rank fusion (k = ``rrf_k``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from pipeline.models import PATH_SEP, Chunk, Hit
+from pipeline.settings import Settings
+
+_QREF = re.compile(r"(?<!\d)((?:19|20)?\d{2})\s*(?:年)?\s*(?:408|计算机)?\s*(?:真题|考研)?\s*(?:第\s*)?(\d{1,2})\s*(?:题|小题)")
+_QREF_BARE = re.compile(r"^\s*((?:19|20)\d{2})\s+(\d{1,2})\s*$")
+
+
+class IndexMissing(RuntimeError):
+    pass
+
+
+class ChapterNotFound(ValueError):
+    def __init__(self, needle: str, close: list[str]):
+        self.needle, self.close = needle, close
+        hint = "；相近的章节：" + "、".join(close) if close else ""
+        super().__init__(f"no chapter matches '{needle}'{hint}")
+
+
+def question_ref(text: str) -> Optional[tuple[Optional[int], int]]:
+    """(year, number) when the question names a past-paper question."""
+    m = _QREF_BARE.match(text) or _QREF.search(text)
+    if not m:
+        return None
+    year_s, num = m.group(1), int(m.group(2))
+    year = int(year_s) if len(year_s) == 4 else 2000 + int(year_s)
+    if not (1 <= num <= 60):
+        return None
+    return year, num
+
+
+def rrf(lists: list[tuple[list[str], float]], k: int = 60) -> list[tuple[str, float]]:
+    """Weighted reciprocal rank fusion: score(d) = Σ w / (k + rank), rank from 1."""
+    scores: dict[str, float] = {}
+    for ids, weight in lists:
+        for rank, cid in enumerate(ids, start=1):
+            scores[cid] = scores.get(cid, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+@dataclass
+class Retrieval:
+    hits: list[Hit]
+    best_bm25: float = 0.0
+    best_cosine: float = 0.0
+    exact_question: bool = False
+    chapters: list[str] = field(default_factory=list)
+
+
+class Retriever:
+    """Opens the live generation once; reusable across queries (eval, benchmarks)."""
+
+    def __init__(self, data_dir: Path, settings: Settings, embedder=None):
+        from pipeline.index.catalog import Catalog, current_generation
+
+        self.settings = settings
+        index_dir = Path(data_dir) / "index"
+        self.meta = current_generation(index_dir)
+        if not self.meta:
+            raise IndexMissing(f"no index in {data_dir}: run `python cli.py ingest DIR` first")
+        gen = index_dir / self.meta["generation"]
+        self.catalog = Catalog(gen / "chunks.sqlite")
+        self._gen = gen
+        self._bm25 = None
+        self._vectors = None
+        self._embedder = embedder
+        self._index_dir = index_dir
+
+    @property
+    def bm25(self):
+        if self._bm25 is None:
+            from pipeline.index.bm25 import Bm25Index
+
+            self._bm25 = Bm25Index.load(self._gen / "bm25", mmap=True)
+        return self._bm25
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from pipeline.index.stage import make_embedder_from_settings
+
+            self._embedder = make_embedder_from_settings(self.settings)
+        return self._embedder
+
+    @property
+    def vectors(self):
+        if self._vectors is None:
+            from pipeline.index.vector import VectorStore
+
+            s = self.settings
+            self._vectors = VectorStore.open(None if s.chroma_url else self._index_dir / "chroma", s.chroma_url,
+                                             self.meta["collection"], {"M": s.hnsw_m, "ef_search": s.hnsw_ef_search})
+        return self._vectors
+
+    def resolve_chapter(self, needle: str) -> list[str]:
+        found = self.catalog.matching_chapters(needle)
+        if found:
+            return found
+        headings = sorted({h for c, _ in self.catalog.chapters() for h in c.split(PATH_SEP)})
+        close = difflib.get_close_matches(needle, headings, n=5, cutoff=0.2)
+        close += [h for h in headings if set(needle) & set(h) and h not in close][: 5 - len(close)]
+        raise ChapterNotFound(needle, close[:5])
+
+    def search(self, question: str, *, top_k: int = 5, chapter: Optional[str] = None,
+               mode: Optional[str] = None) -> Retrieval:
+        import numpy as np
+
+        from pipeline.index.tokenize import tokenize
+
+        s = self.settings
+        mode = mode or s.retrieval_mode
+        chapters = self.resolve_chapter(chapter) if chapter else []
+        result = Retrieval(hits=[], chapters=chapters)
+        exact: list[Chunk] = []
+        ref = question_ref(question)
+        if ref:
+            exact = self.catalog.questions(*ref)
+            if chapters:
+                exact = [c for c in exact if c.chapter in chapters]
+            result.exact_question = bool(exact)
+        lists: list[tuple[list[str], float]] = []
+        if mode in ("hybrid", "bm25"):
+            mask = None
+            if chapters:
+                mask = np.zeros(len(self.bm25), dtype=bool)
+                mask[self.catalog.positions_in(chapters)] = True
+            bm = self.bm25.search(tokenize(question), top_n=s.top_n, allowed=mask)
+            result.best_bm25 = bm[0][1] if bm else 0.0
+            lists.append(([cid for cid, _ in bm], s.bm25_weight if mode == "hybrid" else 1.0))
+        if mode in ("hybrid", "vector"):
+            where = {"chapter": {"$in": chapters}} if chapters else None
+            vec = self.vectors.query(self.embedder.embed_query(question), top_n=s.top_n, where=where)
+            result.best_cosine = vec[0][1] if vec else 0.0
+            lists.append(([cid for cid, _ in vec], s.vector_weight if mode == "hybrid" else 1.0))
+        fused = rrf(lists, k=s.rrf_k)
+        ranked: list[tuple[str, float]] = [(c.chunk_id, 1.0) for c in exact]
+        ranked += [(cid, score) for cid, score in fused if cid not in {c.chunk_id for c in exact}]
+        chunks = self.catalog.by_ids([cid for cid, _ in ranked[: top_k * 3]])  # ids absent here are ghosts
+        for cid, score in ranked:
+            if cid in chunks and len(result.hits) < top_k:
+                result.hits.append(to_hit(chunks[cid], len(result.hits) + 1, score))
+        return result
+
+
+def to_hit(c: Chunk, rank: int, score: float) -> Hit:
+    return Hit(rank=rank, chunk_id=c.chunk_id, doc_id=c.doc_id, source=c.source, chapter_path=c.chapter_path,
+               chunk_position=c.chunk_position, pages=c.pages, score=round(score, 6), text=c.text, kind=c.kind,
+               year=c.year, number=c.number, citation=c.citation(), chapter_paths=c.chapter_paths)

@@ -1,0 +1,75 @@
+"""Rule ``join_lines``: wrapped lines → paragraphs."""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.clean.rules.base import WBlock, Work, glue, is_cjk, starts_any, width
+
+# A paragraph ends after these (optionally followed by closing quotes/brackets).
+_END = re.compile(r"[。！？；：!?;:][”’」』\"')）】]*$")
+_MD_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
+_MATH = re.compile(r"[=≤≥≠<>{};∑∫]|\\[A-Za-z]+")
+
+
+def is_verbatim(line: str) -> bool:
+    """Lines kept exactly as they are, on their own: markdown table rows, display-formula
+    delimiters (``$$``, ``\\[``, ``\\]``), and formula/code lines (no CJK character and a math or
+    code sign such as ``=``, ``≤``, ``{``, ``;`` or a ``\\command``)."""
+    s = line.strip()
+    if _MD_TABLE_ROW.match(s) or s.startswith(("$$", "\\[")) or s.endswith(("$$", "\\]")):
+        return True
+    return not any(is_cjk(c) for c in s) and bool(_MATH.search(s))
+
+
+def ends_paragraph(line: str, widest: int, ratio: float) -> bool:
+    """A line ends its paragraph when it ends in ``。！？；：`` (or ASCII ``!?;:``), or when it is
+    narrower than ``ratio`` × the block's widest line (display width, CJK counts 2)."""
+    return bool(_END.search(line.rstrip())) or width(line) < ratio * widest
+
+
+def join_paragraphs(lines: list[str], list_patterns: list[str], ratio: float) -> list[str]:
+    """Join wrapped ``lines`` into paragraphs. List items (``list_patterns``) always start a new
+    paragraph but take their own wrapped continuation lines; verbatim lines stay alone, indented."""
+    widest = max((width(s) for s in lines if not is_verbatim(s)), default=0)
+    paras: list[str] = []
+    open_para = False  # may the next line continue paras[-1]?
+    for line in lines:
+        s = line.strip()
+        if not s:
+            open_para = False
+        elif is_verbatim(s):
+            paras.append(line.rstrip())  # indentation kept (code)
+            open_para = False
+        elif open_para and not starts_any(list_patterns, s):
+            paras[-1] = glue(paras[-1], s)
+            open_para = not ends_paragraph(s, widest, ratio)
+        else:
+            paras.append(s)
+            open_para = not ends_paragraph(s, widest, ratio)
+    return paras
+
+
+def merge_ocr_lines(work: Work) -> list[WBlock]:
+    """On OCR pages the parser gives one block per visual line: merge consecutive body text blocks
+    of the same page and chapter_path so their lines can be joined like a PDF text block's."""
+    ocr = {p.number for p in work.parsed.pages if p.method == "ocr"}
+    out: list[WBlock] = []
+    for b in work.blocks:
+        prev = out[-1] if out else None
+        if (prev is not None and b.page in ocr and b.kind == "text" and b.band == "body" and prev.kind == "text"
+                and prev.band == "body" and prev.page == b.page and prev.chapter_path == b.chapter_path):
+            prev.lines = prev.lines + b.lines
+        else:
+            out.append(b)
+    return out
+
+
+def join_lines(work: Work) -> None:
+    """Join wrapped lines of each text block into paragraphs (see ``join_paragraphs``); a line
+    narrower than ``thresholds.short_line_ratio`` (default 0.7) of the widest line ends a
+    paragraph. Headings, tables and code blocks are left alone. Nothing is removed."""
+    work.blocks = merge_ocr_lines(work)
+    for b in work.blocks:
+        if b.kind == "text":
+            b.lines = join_paragraphs(b.lines, work.rules.list_item_patterns, work.rules.thresholds.short_line_ratio)

@@ -1,0 +1,31 @@
+"""Clean stage entry point: ParsedDoc → CleanDoc by the ordered rules in ``pipeline.clean.core``.
+
+The rules file's hash is this stage's config hash: editing it re-cleans, and only documents whose
+cleaned output actually changed have a new output hash, so only those are re-enriched and re-indexed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.clean.core import clean_document, load_rules, render_markdown, rules_hash
+from pipeline.models import CleanDoc, ParsedDoc, StageReport
+from pipeline.runner import run_docs
+from pipeline.settings import Settings
+from pipeline.store import DocEntry, Manifest, Store, atomic_write_text
+
+CODE_VERSION = "clean-1"
+
+
+def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
+        quiet: bool = False, abort_on_error: bool = False) -> StageReport:
+    rules = load_rules(Path(settings.rules_file) if settings.rules_file else None)
+
+    def work(entry: DocEntry) -> CleanDoc:
+        parsed = store.read("parse", entry.doc_id, ParsedDoc)
+        cleaned = clean_document(parsed, rules)
+        atomic_write_text(store.root / "cleaned" / f"{entry.doc_id}.md", render_markdown(cleaned))
+        return cleaned
+
+    return run_docs(store, manifest, "clean", doc_ids, work, config_hash=rules_hash(rules),
+                    code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)

@@ -1,0 +1,140 @@
+"""Enrich stage entry point: CleanDoc → EnrichedDoc.
+
+Backends: ``extractive`` (jieba, no LLM), ``llm`` (the configured LLM, one call per chapter with all
+its sections, cached; any failure falls back to extractive for that chapter and is recorded), ``none``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pipeline.enrich import extractive, prompts
+from pipeline.enrich.cache import EnrichCache
+from pipeline.models import PATH_SEP, CleanDoc, EnrichedDoc, Enrichment, ErrorItem, Section, StageReport, Status
+from pipeline.runner import run_docs
+from pipeline.settings import Settings
+from pipeline.store import DocEntry, Manifest, Store
+
+CODE_VERSION = "enrich-1"
+
+
+def config_hash(s: Settings) -> str:
+    names = ["enrich_backend", "enrich_max_input_chars"]
+    if s.enrich_backend == "llm":
+        names += ["llm_backend", "llm_packaged", "llm_model_path", "llm_base_url", "llm_model"]
+    return s.stage_hash(*names) + prompts.PROMPT_VERSION
+
+
+def _chapters(sections: list[Section]) -> list[list[Section]]:
+    groups: dict[str, list[Section]] = {}
+    for s in sections:
+        groups.setdefault(PATH_SEP.join(s.chapter_path[:2]), []).append(s)
+    return list(groups.values())
+
+
+def _parse_reply(reply: str, n: int) -> dict[int, tuple[str, list[str]]]:
+    out = {}
+    for line in reply.splitlines():
+        m = re.match(r"\s*【?节\s*(\d+)】?\s*[｜|]\s*(.+?)\s*[｜|]\s*(.+)$", line)
+        if m and 1 <= int(m.group(1)) <= n:
+            kws = [k.strip() for k in re.split(r"[，,、；;]", m.group(3)) if k.strip()][:8]
+            out[int(m.group(1))] = (m.group(2).strip(), kws)
+    return out
+
+
+class LlmEnricher:
+    """Chapter-level prompts so a 500-page corpus costs one call per chapter, not per section."""
+
+    def __init__(self, llm, cache: EnrichCache, max_chars: int):
+        self.llm, self.cache, self.max_chars = llm, cache, max_chars
+
+    def chapter(self, sections: list[Section]) -> list[Enrichment]:
+        keys = [EnrichCache.key(PATH_SEP.join(s.chapter_path) + "\n" + s.text, prompts.PROMPT_VERSION,
+                                self.llm.model_id) for s in sections]
+        cached = [self.cache.get(k) for k in keys]
+        todo = [i for i, c in enumerate(cached) if c is None]
+        if not todo:
+            return cached  # type: ignore[return-value]
+        per = max(200, self.max_chars // len(todo))
+        body = "\n\n".join(f"【节{j + 1}】{PATH_SEP.join(sections[i].chapter_path)}\n{sections[i].text[:per]}"
+                           for j, i in enumerate(todo))
+        self.cache.calls += 1
+        reply = self.llm.complete(prompts.SYSTEM, prompts.SECTIONS_TEMPLATE.format(sections=body), max_tokens=120 * len(todo))
+        parsed = _parse_reply(reply, len(todo))
+        for j, i in enumerate(todo):
+            if j + 1 in parsed:
+                summ, kws = parsed[j + 1]
+                e = Enrichment(summary=summ, keywords=kws, backend=self.llm.backend, model=self.llm.model_id)
+                self.cache.put(keys[i], e)
+            else:
+                e = extractive.enrich_text(sections[i].text)
+                e.error = "LLM reply had no line for this section; extractive fallback"
+            cached[i] = e
+        return cached  # type: ignore[return-value]
+
+
+def enrich_document(doc: CleanDoc, backend: str, enricher: Optional[LlmEnricher]) -> EnrichedDoc:
+    out = EnrichedDoc(doc_id=doc.doc_id, source=doc.source, kind=doc.kind)
+    if backend == "none":
+        return out
+    for group in _chapters([s for s in doc.sections if s.text.strip()]):
+        results: list[Enrichment]
+        if enricher is not None:
+            try:
+                results = enricher.chapter(group)
+            except Exception as exc:  # endpoint down, timeout, malformed: record and fall back
+                msg = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+                results = []
+                for s in group:
+                    e = extractive.enrich_text(s.text)
+                    e.error = msg
+                    results.append(e)
+                out.errors.append(ErrorItem(file=doc.source, stage="enrich",
+                                            message=f"{PATH_SEP.join(group[0].chapter_path[:2])}: {msg}; used extractive fallback"))
+        else:
+            results = [extractive.enrich_text(s.text) for s in group]
+        for s, e in zip(group, results):
+            out.sections[PATH_SEP.join(s.chapter_path)] = e
+    for q in doc.questions:
+        text = q.text + " " + " ".join(q.options.values())
+        e = extractive.enrich_text(text)
+        e.summary = ""
+        out.questions[f"{q.year}-{q.number}"] = e
+    if out.errors:
+        out.status = Status.PARTIAL
+    return out
+
+
+def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
+        quiet: bool = False, abort_on_error: bool = False, llm=None) -> tuple[StageReport, int]:
+    """Returns the report and the number of LLM calls made."""
+    backend = settings.enrich_backend
+    cache = EnrichCache(store.root / "enrich_cache.sqlite")
+    enricher = None
+    setup_error: Optional[str] = None
+    if backend == "llm":
+        if llm is None:
+            from pipeline.llm.from_settings import make_llm_from_settings
+
+            try:
+                llm = make_llm_from_settings(settings)
+            except Exception as exc:
+                setup_error = str(exc).splitlines()[0]
+        if llm is not None:
+            enricher = LlmEnricher(llm, cache, settings.enrich_max_input_chars)
+
+    def work(entry: DocEntry) -> EnrichedDoc:
+        doc = store.read("clean", entry.doc_id, CleanDoc)
+        result = enrich_document(doc, backend, enricher)
+        if setup_error:
+            result.errors.append(ErrorItem(file=doc.source, stage="enrich", message=f"{setup_error}; used extractive fallback"))
+            result.status = Status.PARTIAL
+        return result
+
+    try:
+        report = run_docs(store, manifest, "enrich", doc_ids, work, config_hash=config_hash(settings),
+                          code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
+    finally:
+        cache.close()
+    return report, cache.calls

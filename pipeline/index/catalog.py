@@ -1,0 +1,93 @@
+"""The chunk catalog: one SQLite file per index generation, row ``pos`` = BM25 document number.
+
+A generation is ``index/gen-<n>/`` holding ``chunks.sqlite`` and ``bm25/``; ``index/current.json``
+names the live one and is replaced atomically, so ``ask`` always reads a complete index while an
+ingest builds the next one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Iterable, Optional
+
+from pipeline.models import PATH_SEP, Chunk
+from pipeline.store import atomic_write_text
+
+
+def current_generation(index_dir: Path) -> Optional[dict]:
+    path = index_dir / "current.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text("utf-8"))
+
+
+def write_catalog(path: Path, chunks: list[Chunk]) -> None:
+    db = sqlite3.connect(path)
+    db.execute("""CREATE TABLE chunks (pos INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE, doc_id TEXT, chapter TEXT,
+                  kind TEXT, year INTEGER, number INTEGER, body TEXT)""")
+    db.executemany("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?)",
+                   [(i, c.chunk_id, c.doc_id, c.chapter, c.kind, c.year, c.number, c.model_dump_json())
+                    for i, c in enumerate(chunks)])
+    db.execute("CREATE INDEX chunks_yn ON chunks (year, number)")
+    db.commit()
+    db.close()
+
+
+def publish(index_dir: Path, gen_dir: Path, meta: dict) -> None:
+    """Point current.json at ``gen_dir``; remove older generations."""
+    atomic_write_text(index_dir / "current.json", json.dumps({**meta, "generation": gen_dir.name}, ensure_ascii=False))
+    for old in index_dir.glob("gen-*"):
+        if old.name != gen_dir.name:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+class Catalog:
+    """Read side: chunk lookup by id / position, chapter and year/number filters."""
+
+    def __init__(self, path: Path):
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def by_ids(self, ids: Iterable[str]) -> dict[str, Chunk]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        q = f"SELECT chunk_id, body FROM chunks WHERE chunk_id IN ({','.join('?' * len(ids))})"
+        return {cid: Chunk.model_validate_json(body) for cid, body in self.db.execute(q, ids)}
+
+    def id_at(self, positions: list[int]) -> dict[int, str]:
+        if not positions:
+            return {}
+        q = f"SELECT pos, chunk_id FROM chunks WHERE pos IN ({','.join('?' * len(positions))})"
+        return dict(self.db.execute(q, positions).fetchall())
+
+    def chapters(self) -> list[tuple[str, int]]:
+        return self.db.execute("SELECT chapter, COUNT(*) FROM chunks GROUP BY chapter ORDER BY MIN(pos)").fetchall()
+
+    def matching_chapters(self, needle: str) -> list[str]:
+        """Joined chapter paths with a heading that contains ``needle``."""
+        out = []
+        for (chapter,) in self.db.execute("SELECT DISTINCT chapter FROM chunks"):
+            if any(needle in h for h in chapter.split(PATH_SEP)):
+                out.append(chapter)
+        return out
+
+    def positions_in(self, chapters: list[str]) -> list[int]:
+        q = f"SELECT pos FROM chunks WHERE chapter IN ({','.join('?' * len(chapters))})"
+        return [p for (p,) in self.db.execute(q, chapters)]
+
+    def questions(self, year: Optional[int], number: int) -> list[Chunk]:
+        if year is None:
+            rows = self.db.execute("SELECT body FROM chunks WHERE kind='question' AND number=?", (number,))
+        else:
+            rows = self.db.execute("SELECT body FROM chunks WHERE kind='question' AND year=? AND number=?", (year, number))
+        return [Chunk.model_validate_json(b) for (b,) in rows]
+
+    def all_questions(self) -> list[Chunk]:
+        return [Chunk.model_validate_json(b) for (b,) in
+                self.db.execute("SELECT body FROM chunks WHERE kind='question' ORDER BY year, number")]

@@ -1,0 +1,121 @@
+"""Index stage entry point: per document CleanDoc+EnrichedDoc → chunks (IndexedDoc), then ``sync``
+brings Chroma and the BM25/catalog generation in line with exactly the chunks of live documents.
+
+``sync`` works by set difference, so it is both the incremental path (only new chunks are embedded,
+chunks of changed or deleted files leave both engines) and the crash-repair path (a run killed
+mid-write is completed by the next one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Optional
+
+from pipeline.index.catalog import current_generation, publish, write_catalog
+from pipeline.index.chunking import make_chunks
+from pipeline.models import CleanDoc, EnrichedDoc, IndexedDoc, StageReport, Status
+from pipeline.progress import Progress
+from pipeline.runner import run_docs
+from pipeline.settings import Settings
+from pipeline.store import DocEntry, Manifest, Store
+
+CODE_VERSION = "index-1"
+EMBED_BATCH = 64
+
+
+def config_hash(s: Settings) -> str:
+    return s.stage_hash("chunk_size", "chunk_overlap")
+
+
+def make_embedder_from_settings(s: Settings):
+    from pipeline.index.embed import make_embedder
+
+    return make_embedder(s.embed_model, s.embed_model_dir, s.embed_query_prefix, s.embed_doc_prefix)
+
+
+def collection_name(model_id: str) -> str:
+    return "chunks_" + hashlib.sha256(model_id.encode()).hexdigest()[:10]
+
+
+def open_vectors(store: Store, s: Settings, model_id: str):
+    from pipeline.index.vector import VectorStore
+
+    return VectorStore.open(None if s.chroma_url else store.index_dir / "chroma", s.chroma_url,
+                            collection_name(model_id), {"M": s.hnsw_m, "ef_search": s.hnsw_ef_search})
+
+
+def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
+        quiet: bool = False, abort_on_error: bool = False, embedder=None) -> tuple[StageReport, dict]:
+    from pipeline.index.tokenize import tokenize
+
+    def work(entry: DocEntry) -> IndexedDoc:
+        clean = store.read("clean", entry.doc_id, CleanDoc)
+        enriched = store.read("enrich", entry.doc_id, EnrichedDoc)
+        chunks = make_chunks(clean, enriched, settings.chunk_size, settings.chunk_overlap)
+        return IndexedDoc(doc_id=entry.doc_id, source=clean.source, chunks=chunks,
+                          tokens=[tokenize(c.index_text) for c in chunks])
+
+    report = run_docs(store, manifest, "index", doc_ids, work, config_hash=config_hash(settings),
+                      code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
+    counts = sync(store, manifest, settings, embedder=embedder, quiet=quiet, force=force)
+    return report, counts
+
+
+def live_docs(store: Store, manifest: Manifest) -> list[IndexedDoc]:
+    docs = []
+    for doc_id in sorted(manifest.documents):
+        rec = manifest.documents[doc_id].stages.get("index")
+        if rec and rec.status != Status.FAILED.value and store.stage_path("index", doc_id).exists():
+            docs.append(store.read("index", doc_id, IndexedDoc))
+    return docs
+
+
+def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None, quiet: bool = False,
+         force: bool = False) -> dict:
+    docs = live_docs(store, manifest)
+    chunks, tokens, seen = [], [], set()
+    for d in docs:
+        for c, t in zip(d.chunks, d.tokens):
+            if c.chunk_id not in seen:
+                seen.add(c.chunk_id)
+                chunks.append(c)
+                tokens.append(t)
+    ids = [c.chunk_id for c in chunks]
+    embedder = embedder or make_embedder_from_settings(settings)
+    vectors = open_vectors(store, settings, embedder.model_id)
+    existing = vectors.ids()
+    stale = existing - seen
+    if stale:
+        vectors.delete(sorted(stale))
+    todo = [c for c in chunks if c.chunk_id not in existing]
+    bar = Progress("embed", len(todo), enabled=not quiet)
+    for i in range(0, len(todo), EMBED_BATCH):
+        batch = todo[i:i + EMBED_BATCH]
+        vecs = embedder.embed_documents([c.index_text for c in batch])
+        vectors.upsert([c.chunk_id for c in batch], vecs, [_meta(c) for c in batch])
+        bar.update(i + len(batch))
+    bar.close()
+    ids_hash = hashlib.sha256("\n".join(ids).encode()).hexdigest()
+    current = current_generation(store.index_dir)
+    if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection_name(embedder.model_id):
+        from pipeline.index.bm25 import Bm25Index
+
+        gen = store.index_dir / f"gen-{time.time_ns()}"
+        gen.mkdir(parents=True)
+        Bm25Index.build(ids, tokens).save(gen / "bm25")
+        write_catalog(gen / "chunks.sqlite", chunks)
+        publish(store.index_dir, gen, {"ids_hash": ids_hash, "count": len(ids), "embed_model": embedder.model_id,
+                                       "collection": collection_name(embedder.model_id), "dim": embedder.dim})
+    return {"manifest": len(ids), "bm25": len(ids), "vectors": vectors.count(), "embedded": len(todo),
+            "deleted": len(stale)}
+
+
+def _meta(c) -> dict:
+    meta = {"doc_id": c.doc_id, "chapter": c.chapter, "kind": c.kind}
+    if c.year is not None:
+        meta["year"] = c.year
+    if c.number is not None:
+        meta["number"] = c.number
+    return meta

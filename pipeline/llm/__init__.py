@@ -1,0 +1,70 @@
+"""The LLM layer: one small interface (:class:`Llm`), several backends.
+
+- ``local``: a GGUF file run in-process by llama-cpp-python; by default the packaged
+  Qwen2.5-Coder-1.5B-Instruct assembled from PyPI part packages (see ``packaged``).
+- ``openai``: any OpenAI-compatible endpoint, e.g. Ollama at ``http://127.0.0.1:11434/v1``.
+- ``none``: no LLM (retrieval only).
+
+Heavy imports (llama_cpp) happen only when a local model is actually built.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from .base import Llm, LlmError, TokenCallback
+from .fake import FakeLlm
+from .packaged import DEFAULT_PACKAGED, PACKAGED, default_models_dir
+
+BACKENDS = ("local", "openai", "none")
+
+__all__ = ["Llm", "LlmError", "TokenCallback", "FakeLlm", "make_llm", "BACKENDS",
+           "PACKAGED", "DEFAULT_PACKAGED", "default_models_dir"]
+
+
+def make_llm(
+    backend: str,
+    *,
+    model_path: Optional[str] = None,
+    packaged: str = DEFAULT_PACKAGED,
+    models_dir: Optional[Path] = None,
+    base_url: Optional[str] = None,
+    model: Optional[str] = None,
+    api_key: Optional[str] = None,
+    timeout: float = 60,
+    threads: int = 2,
+    n_ctx: int = 4096,
+) -> Optional[Llm]:
+    """Build the configured LLM, or return None for backend ``none``.
+
+    ``local``: ``model_path`` (a user GGUF file) if given, else the packaged model
+    ``packaged`` assembled and verified in ``models_dir`` (default
+    ``$EXAMRAG_MODELS_DIR`` or ``~/.cache/examrag/models``); the model is loaded now.
+    ``openai``: ``base_url`` and ``model`` are required.
+    Raises :class:`LlmError` with a one-line message on any problem.
+    """
+    b = (backend or "").strip().lower()
+    if b == "none":
+        return None
+    if b == "local":
+        from .local_gguf import LocalGguf
+
+        if model_path:
+            path = Path(model_path).expanduser()
+        else:
+            from .packaged import assemble
+
+            path = assemble(packaged, Path(models_dir) if models_dir else default_models_dir())
+        return LocalGguf(path, n_threads=threads, n_ctx=n_ctx)
+    if b == "openai":
+        from .openai_compat import OpenAICompat
+
+        if not base_url:
+            raise LlmError("LLM backend openai needs a base URL "
+                           "(e.g. Ollama: http://127.0.0.1:11434/v1)")
+        if not model:
+            raise LlmError(f"LLM backend openai needs a model name for {base_url} "
+                           f"(e.g. qwen2.5:7b for Ollama)")
+        return OpenAICompat(base_url, model, api_key=api_key, timeout=timeout)
+    raise LlmError(f"unknown LLM backend {backend!r}; choose one of: {', '.join(BACKENDS)}")

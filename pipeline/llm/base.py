@@ -1,0 +1,48 @@
+"""The one interface every LLM backend implements, and the one error they raise."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Protocol, runtime_checkable
+
+
+class LlmError(Exception):
+    """Any failure of an LLM backend.
+
+    The message is always one line naming the backend and the cause, e.g.
+    ``LLM endpoint http://127.0.0.1:11434/v1 unreachable: connection refused``,
+    so a CLI can print ``str(err)`` as is.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
+
+
+def one_line(text: object, limit: int = 300) -> str:
+    """Collapse whitespace (newlines included) and cut to ``limit`` characters."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+TokenCallback = Callable[[str], None]
+
+
+@runtime_checkable
+class Llm(Protocol):
+    """A chat model: one system prompt, one user prompt, one text answer."""
+
+    backend: str  # "local", "openai", "fake"
+    model_id: str  # stable name of the model (file stem, or endpoint model name)
+
+    def complete(
+        self,
+        system: str,
+        user: str,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.1,
+        on_token: Optional[TokenCallback] = None,
+    ) -> str:
+        """Return the full answer. When ``on_token`` is given, each piece of text is
+        passed to it as soon as it is generated (the full text is still returned).
+        Raises :class:`LlmError` on any failure."""
+        ...

@@ -1,0 +1,222 @@
+"""Typed artifacts passed between stages. Every artifact written to disk carries
+``schema_version`` so a reader can refuse what it does not understand."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal, Optional
+
+from pydantic import BaseModel, Field
+
+SCHEMA_VERSION = 1
+PATH_SEP = " › "
+
+
+class Status(str, Enum):
+    SUCCESS = "success"
+    PARTIAL = "partial"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class ErrorItem(BaseModel):
+    """One problem with one input, printable as a single line."""
+
+    file: str
+    stage: str
+    message: str
+    page: Optional[int] = None
+
+    def line(self) -> str:
+        where = f"{self.file}" + (f" (第{self.page}页)" if self.page else "")
+        return f"{where}: {self.stage}: {self.message}"
+
+
+class Table(BaseModel):
+    caption: str = ""
+    header: list[str] = Field(default_factory=list)
+    rows: list[list[str]] = Field(default_factory=list)
+
+
+class OcrLine(BaseModel):
+    text: str
+    box: list[float]  # x0, y0, x1, y1 in image pixels
+    confidence: float
+
+
+class PageInfo(BaseModel):
+    """What the parser decided for one page: the text layer was used, or OCR."""
+
+    number: int  # 1-based
+    verdict: Literal["good", "missing", "garbled", "image"] = "good"
+    method: Literal["text", "ocr", "none"] = "text"
+    chars: int = 0
+    ocr_confidence: Optional[float] = None
+
+
+class Block(BaseModel):
+    kind: Literal["heading", "text", "table", "code"] = "text"
+    text: str
+    page: Optional[int] = None  # 1-based; None for non-paged sources
+    chapter_path: list[str] = Field(default_factory=list)
+    level: Optional[int] = None  # heading level, 1 = outermost
+    table: Optional[Table] = None
+    band: Literal["top", "body", "bottom"] = "body"  # where on the page; helps header/footer rules
+
+
+DocKind = Literal["textbook", "paper", "note"]
+
+
+class ParsedDoc(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    doc_id: str
+    source: str  # path as given to ingest
+    format: str  # pdf, image, md, txt, office
+    kind: DocKind = "note"
+    title: str = ""
+    pages: list[PageInfo] = Field(default_factory=list)
+    blocks: list[Block] = Field(default_factory=list)
+    status: Status = Status.SUCCESS
+    errors: list[ErrorItem] = Field(default_factory=list)
+
+
+class Section(BaseModel):
+    """A run of cleaned text under one chapter_path."""
+
+    chapter_path: list[str]
+    text: str
+    pages: list[int] = Field(default_factory=list)
+    tables: list[Table] = Field(default_factory=list)  # originals of rows rewritten as 字段：值
+    formulas: list[str] = Field(default_factory=list)  # originals of formulas rewritten as text
+
+
+class Question(BaseModel):
+    """One past-paper question, findable by year and number."""
+
+    year: Optional[int] = None
+    number: int
+    qtype: Literal["choice", "comprehensive", "other"] = "other"
+    section: str = ""
+    text: str
+    options: dict[str, str] = Field(default_factory=dict)
+    answer: Optional[str] = None
+    analysis: Optional[str] = None
+    pages: list[int] = Field(default_factory=list)
+    chapter_path: list[str] = Field(default_factory=list)
+    chapter_paths: list[list[str]] = Field(default_factory=list)  # textbook sections it tests
+    keywords: list[str] = Field(default_factory=list)
+
+
+class CleanDoc(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    doc_id: str
+    source: str
+    kind: DocKind
+    title: str = ""
+    sections: list[Section] = Field(default_factory=list)
+    questions: list[Question] = Field(default_factory=list)
+    removed: dict[str, int] = Field(default_factory=dict)  # rule name -> lines removed
+    status: Status = Status.SUCCESS
+    errors: list[ErrorItem] = Field(default_factory=list)
+
+
+class Enrichment(BaseModel):
+    summary: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    backend: str = ""
+    model: str = ""
+    error: Optional[str] = None
+
+
+class EnrichedDoc(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    doc_id: str
+    source: str
+    kind: DocKind
+    sections: dict[str, Enrichment] = Field(default_factory=dict)  # joined chapter_path -> enrichment
+    questions: dict[str, Enrichment] = Field(default_factory=dict)  # "year-number" -> keywords
+    status: Status = Status.SUCCESS
+    errors: list[ErrorItem] = Field(default_factory=list)
+
+
+class Chunk(BaseModel):
+    chunk_id: str
+    doc_id: str
+    source: str
+    kind: str
+    chapter_path: list[str]
+    chunk_position: int  # 1-based position within its section
+    pages: list[int] = Field(default_factory=list)
+    text: str  # what is shown and cited
+    prefix: str = ""  # enrichment; embedded and BM25-indexed, never shown
+    year: Optional[int] = None
+    number: Optional[int] = None
+    qtype: Optional[str] = None
+    chapter_paths: list[list[str]] = Field(default_factory=list)
+
+    @property
+    def chapter(self) -> str:
+        return PATH_SEP.join(self.chapter_path)
+
+    @property
+    def index_text(self) -> str:
+        return f"{self.prefix}{self.text}" if self.prefix else self.text
+
+    def citation(self) -> str:
+        pos = f"片段{self.chunk_position}"
+        if self.pages:
+            pos = f"第{'-'.join(str(p) for p in sorted({self.pages[0], self.pages[-1]}))}页·" + pos
+        return f"[来源: {self.chapter or self.source}|{pos}]"
+
+
+class IndexedDoc(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    doc_id: str
+    source: str
+    chunks: list[Chunk] = Field(default_factory=list)
+    tokens: list[list[str]] = Field(default_factory=list)  # BM25 tokens per chunk, so rebuilds never re-tokenize
+    status: Status = Status.SUCCESS
+    errors: list[ErrorItem] = Field(default_factory=list)
+
+
+class Hit(BaseModel):
+    rank: int
+    chunk_id: str
+    doc_id: str
+    source: str
+    chapter_path: list[str]
+    chunk_position: int
+    pages: list[int]
+    score: float
+    text: str
+    kind: str = ""
+    year: Optional[int] = None
+    number: Optional[int] = None
+    citation: str = ""
+    chapter_paths: list[list[str]] = Field(default_factory=list)
+
+
+class Answer(BaseModel):
+    question: str
+    answer: Optional[str]
+    refused: bool
+    hits: list[Hit]
+    note: Optional[str] = None  # why there is no generated answer, when there is none
+
+
+class DocReport(BaseModel):
+    doc_id: str
+    source: str
+    status: Status
+    errors: list[ErrorItem] = Field(default_factory=list)
+    detail: str = ""  # e.g. "reused", "12 chunks", skip reason
+
+
+class StageReport(BaseModel):
+    stage: str
+    docs: list[DocReport] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[DocReport]:
+        return [d for d in self.docs if d.status == Status.FAILED]

@@ -1,0 +1,1 @@
+"""Parse stage: raw files → ParsedDoc (blocks with chapter_path and page)."""

@@ -1,0 +1,84 @@
+"""The incremental loop every per-document stage shares.
+
+A document is redone for a stage when its input hash (raw bytes, or the upstream artifact's hash),
+the stage's config hash or the stage's code version changed, when it failed last time, or with
+``force``. The manifest is saved after each document, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Optional
+
+from pydantic import BaseModel
+
+from pipeline.models import DocReport, ErrorItem, StageReport, Status
+from pipeline.progress import Progress
+from pipeline.store import DocEntry, Manifest, StageRecord, Store
+
+PREVIOUS = {"parse": None, "clean": "parse", "enrich": "clean", "index": "enrich"}
+
+WorkFn = Callable[[DocEntry], BaseModel]
+
+
+def input_hash(entry: DocEntry, stage: str) -> Optional[str]:
+    prev = PREVIOUS[stage]
+    if prev is None:
+        return entry.raw_hash
+    rec = entry.stages.get(prev)
+    if rec is None or rec.status == Status.FAILED.value:
+        return None
+    return rec.output_hash
+
+
+def is_current(store: Store, entry: DocEntry, stage: str, config_hash: str, code_version: str) -> bool:
+    rec = entry.stages.get(stage)
+    return bool(rec and rec.status != Status.FAILED.value and rec.input_hash == input_hash(entry, stage)
+                and rec.config_hash == config_hash and rec.code_version == code_version
+                and store.stage_path(stage, entry.doc_id).exists())
+
+
+def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], work: WorkFn, *,
+             config_hash: str, code_version: str, force: bool = False, quiet: bool = False,
+             abort_on_error: bool = False) -> StageReport:
+    report = StageReport(stage=stage)
+    started = time.monotonic()
+    bar = Progress(stage, len(doc_ids), enabled=not quiet)
+    for i, doc_id in enumerate(doc_ids):
+        entry = manifest.documents[doc_id]
+        source = entry.sources[0] if entry.sources else doc_id
+        bar.update(i, source)
+        in_hash = input_hash(entry, stage)
+        if in_hash is None:
+            report.docs.append(DocReport(doc_id=doc_id, source=source, status=Status.SKIPPED,
+                                         detail=f"skipped: {PREVIOUS[stage]} failed"))
+            continue
+        if not force and is_current(store, entry, stage, config_hash, code_version):
+            rec = entry.stages[stage]
+            report.docs.append(DocReport(doc_id=doc_id, source=source, status=Status(rec.status), detail="unchanged"))
+            continue
+        try:
+            artifact = work(entry)
+            status = Status(getattr(artifact, "status", Status.SUCCESS))
+            errors: list[ErrorItem] = list(getattr(artifact, "errors", []))
+            out_hash = store.write(stage, doc_id, artifact)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # one bad document never stops the others
+            status, out_hash = Status.FAILED, ""
+            errors = [ErrorItem(file=source, stage=stage, message=_one_line(exc))]
+        entry.stages[stage] = StageRecord(input_hash=in_hash, config_hash=config_hash, code_version=code_version,
+                                          output_hash=out_hash, status=status.value,
+                                          errors=[e.line() for e in errors], finished_at=time.time())
+        store.save_manifest(manifest)
+        report.docs.append(DocReport(doc_id=doc_id, source=source, status=status, errors=errors, detail="done"))
+        if abort_on_error and status == Status.FAILED:
+            break
+    bar.close()
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+    return text[:300]

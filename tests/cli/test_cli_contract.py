@@ -1,0 +1,102 @@
+"""The CLI contract on the shipped sample, with the real default models (OCR, USE embeddings)."""
+
+import json
+
+
+
+def test_help_is_fast_and_lists_commands(cli):
+    r = cli("--help")
+    assert r.returncode == 0
+    for cmd in ("ingest", "parse", "clean", "enrich", "index", "ask", "chapters", "status", "questions"):
+        assert cmd in r.stdout
+
+
+def test_every_command_has_help(cli):
+    for cmd in ("ingest", "parse", "clean", "enrich", "index", "ask", "chapters", "status", "questions"):
+        r = cli(cmd, "--help")
+        assert r.returncode == 0 and "Usage" in r.stdout, cmd
+
+
+def test_ingest_reports_every_sample_file(cli, sample_data):
+    r = cli("status", "--json", data_dir=sample_data)
+    assert r.returncode == 0, r.stderr
+    status = json.loads(r.stdout)
+    sources = sorted(s for d in status["documents"] for s in d["sources"])
+    assert [s.split("/")[-1] for s in sources] == sorted([
+        "2024年计算机专业基础综合模拟卷_扫描版.pdf", "数据结构复习讲义.pdf", "操作系统笔记.md", "计算机网络笔记.txt"])
+    for d in status["documents"]:
+        assert d["stages"] == {"parse": "success", "clean": "success", "enrich": "success", "index": "success"}
+    c = status["counts"]
+    assert c["manifest_chunks"] == c["bm25_chunks"] == c["vector_chunks"] == c["catalog_chunks"] > 20
+
+
+def test_ask_json_chapter_filter_and_top_hit(cli, sample_data):
+    r = cli("ask", "--json", "--no-llm", "--chapter", "查找", "折半查找的时间复杂度", data_dir=sample_data)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert set(out) >= {"question", "answer", "refused", "hits"}
+    assert out["answer"] is None and out["refused"] is False
+    assert out["hits"], out
+    keys = {"rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text"}
+    for i, h in enumerate(out["hits"], start=1):
+        assert keys <= set(h) and h["rank"] == i
+        assert any("查找" in part for part in h["chapter_path"])
+        assert h["source"] == "data/raw/数据结构复习讲义.pdf"
+        assert h["pages"] and all(isinstance(p, int) for p in h["pages"])
+        assert not h["text"].startswith("【")  # the enrichment prefix is never shown
+    top = out["hits"][0]
+    assert top["chapter_path"][-1] == "7.2 折半查找"
+
+
+def test_unknown_chapter_is_a_clear_error(cli, sample_data):
+    r = cli("ask", "--json", "--no-llm", "--chapter", "查早", "折半查找", data_dir=sample_data)
+    assert r.returncode == 1
+    assert "no chapter matches '查早'" in r.stderr and "查找" in r.stderr
+    assert r.stdout == ""
+
+
+def test_scanned_paper_questions_are_findable(cli, sample_data):
+    r = cli("ask", "--json", "--no-llm", "--top-k", "3", "5阶B树非叶结点至少含有的关键字个数", data_dir=sample_data)
+    out = json.loads(r.stdout)
+    top = out["hits"][0]
+    assert top["kind"] == "question" and (top["year"], top["number"]) == (2024, 4)
+    assert top["source"].endswith("模拟卷_扫描版.pdf") and top["pages"] == [1]
+
+
+def test_exact_question_lookup(cli, sample_data):
+    for q in ("2024年第41题", "24年41题", "2024 41"):
+        out = json.loads(cli("ask", "--json", "--no-llm", q, data_dir=sample_data).stdout)
+        assert (out["hits"][0]["year"], out["hits"][0]["number"]) == (2024, 41), q
+
+
+def test_chapters_tree(cli, sample_data):
+    r = cli("chapters", "--json", data_dir=sample_data)
+    tree = json.loads(r.stdout)
+    titles = [n["title"] for n in tree]
+    assert "第七章 查找" in titles
+    ch7 = tree[titles.index("第七章 查找")]
+    assert [c["title"] for c in ch7["children"]][:3] == ["7.1 顺序查找", "7.2 折半查找", "7.3 树表的查找"]
+    assert ch7["chunks"] == 1 + sum(c["chunks"] for c in ch7["children"])
+
+
+def test_questions_command(cli, sample_data):
+    rows = json.loads(cli("questions", "--json", data_dir=sample_data).stdout)
+    assert [r["number"] for r in rows] == [1, 2, 3, 4, 5, 6, 41, 42]
+    assert all(r["year"] == 2024 for r in rows)
+    assert {"year", "number", "qtype", "text", "chapter_paths", "source", "pages"} <= set(rows[0])
+
+
+def test_reingest_is_idempotent_and_redoes_nothing(cli, sample_data):
+    r = cli("ingest", "data/raw", "--quiet", data_dir=sample_data)
+    assert r.returncode == 0, r.stderr
+    assert "newly embedded 0, removed 0" in r.stdout
+
+
+def test_missing_index_is_a_clear_error(cli, tmp_path):
+    r = cli("ask", "--no-llm", "折半查找", data_dir=tmp_path / "empty")
+    assert r.returncode == 1 and "no index" in r.stderr
+
+
+def test_usage_error_exit_code(cli):
+    r = cli("ingest", "/no/such/dir")
+    assert r.returncode == 2

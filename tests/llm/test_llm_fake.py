@@ -1,0 +1,92 @@
+"""FakeLlm, make_llm dispatch and LocalGguf's error paths (offline, no model load)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from pipeline.llm import FakeLlm, Llm, LlmError, make_llm
+from pipeline.llm.base import one_line
+
+
+def test_fake_list_records_calls_and_streams():
+    llm = FakeLlm(["第一", "第二"])
+    assert isinstance(llm, Llm)
+    assert llm.backend == "fake" and llm.model_id == "fake"
+    got: list[str] = []
+    assert llm.complete("sys", "问1", on_token=got.append) == "第一"
+    assert got == ["第", "一"]
+    assert llm.complete("sys", "问2", max_tokens=8) == "第二"
+    assert llm.calls == [("sys", "问1"), ("sys", "问2")]
+    assert llm.call_kwargs[1] == {"max_tokens": 8, "temperature": 0.1, "stream": False}
+    with pytest.raises(LlmError, match="no canned reply left for call 3 \\(2 given\\)"):
+        llm.complete("sys", "问3")
+
+
+def test_fake_callable_and_fixed():
+    llm = FakeLlm(lambda system, user: f"答：{user}")
+    assert llm.complete("s", "页表") == "答：页表"
+    fixed = FakeLlm("资料中没有找到答案。")
+    assert fixed.complete("a", "b") == fixed.complete("c", "d") == "资料中没有找到答案。"
+    assert fixed.calls == [("a", "b"), ("c", "d")]
+
+
+def test_make_llm_none_and_unknown():
+    assert make_llm("none") is None
+    with pytest.raises(LlmError, match="unknown LLM backend 'gpt'; choose one of: local, openai, none"):
+        make_llm("gpt")
+
+
+def test_import_is_light():
+    # importing the layer must not pull llama_cpp in
+    import subprocess
+
+    code = "import sys, pipeline.llm; print('llama_cpp' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_local_missing_file(tmp_path):
+    with pytest.raises(LlmError, match=r"^local LLM: model file .*nope\.gguf not found$"):
+        make_llm("local", model_path=str(tmp_path / "nope.gguf"))
+
+
+def test_local_not_gguf(tmp_path):
+    bad = tmp_path / "model.gguf"
+    bad.write_bytes(b"<html>")
+    with pytest.raises(LlmError, match="is not a GGUF file"):
+        make_llm("local", model_path=str(bad))
+
+
+def test_local_without_llama_cpp(tmp_path, monkeypatch):
+    fake = tmp_path / "m.gguf"
+    fake.write_bytes(b"GGUF" + b"\0" * 64)
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    with pytest.raises(LlmError, match=r"^local LLM: llama-cpp-python is not installed .*install_llm\.sh$"):
+        make_llm("local", model_path=str(fake))
+
+
+def _require_llama_cpp():
+    """llama_cpp is part of the product: skip only when explicitly allowed."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        if os.environ.get("EXAMRAG_ALLOW_NO_LLM") == "1":
+            pytest.skip("llama_cpp not importable and EXAMRAG_ALLOW_NO_LLM=1")
+        raise
+
+
+def test_local_corrupt_gguf(tmp_path):
+    _require_llama_cpp()
+    fake = tmp_path / "m.gguf"
+    fake.write_bytes(b"GGUF" + b"\0" * 64)
+    with pytest.raises(LlmError, match=r"^local LLM: cannot load m\.gguf: "):
+        make_llm("local", model_path=str(fake))
+
+
+def test_one_line():
+    assert one_line("a\n b\t\tc") == "a b c"
+    assert one_line("x" * 500, 10) == "x" * 9 + "…"
+    assert str(LlmError("line one\nline two")) == "line one line two"
