@@ -252,6 +252,43 @@ def questions(chapter: Annotated[Optional[str], typer.Option("--chapter", help="
         typer.echo(f"{r['year']}年 第{r['number']}题 [{r['qtype']}] {r['source']}")
 
 
+@app.command(name="eval")
+def eval_(qa_file: Annotated[Path, typer.Argument(help="QA jsonl: question, gold[{file, contains}], kind, chapter.", exists=True, dir_okay=False)],
+          mode: Annotated[Optional[str], typer.Option("--mode", help="hybrid | bm25 | vector")] = None,
+          chapter_aware: Annotated[bool, typer.Option("--chapter-aware", help="Use each question's chapter as --chapter.")] = False,
+          as_json: Json = False, data_dir: DataDir = None):
+    """Retrieval quality on a QA file: hit@1/3/5 and MRR, overall and per kind."""
+    from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, summarise
+    from pipeline.ask.retrieve import ChapterNotFound
+
+    _, retriever = _retriever(data_dir)
+    rows = []
+    try:
+        questions = list(read_questions(qa_file))
+    except ValueError as exc:
+        _fail(str(exc))
+    for q in questions:
+        chapter = q.get("chapter") if chapter_aware else None
+        try:
+            r = retriever.search(q["question"], top_k=MRR_DEPTH, chapter=chapter, mode=mode)
+            hits = r.hits
+        except ChapterNotFound:
+            hits = []
+        rank = first_hit_rank(hits, q.get("gold", []))
+        rows.append({"id": q.get("id"), "kind": q.get("kind", "all"), "rank": rank})
+        if as_json:
+            typer.echo(json.dumps({"id": q.get("id"), "question": q["question"], "rank": rank,
+                                   "hits": [h.model_dump() for h in hits]}, ensure_ascii=False))
+    summary = summarise(rows)
+    summary["mode"] = mode or retriever.settings.retrieval_mode
+    if as_json:
+        typer.echo(json.dumps({"summary": summary}, ensure_ascii=False))
+        return
+    typer.echo(f"{'kind':<14}{'n':>4}{'hit@1':>8}{'hit@3':>8}{'hit@5':>8}{'MRR':>8}")
+    for name, b in [("all", summary)] + list(summary["by_kind"].items()):
+        typer.echo(f"{name:<14}{b['n']:>4}{b['hit@1']:>8.3f}{b['hit@3']:>8.3f}{b['hit@5']:>8.3f}{b['mrr']:>8.3f}")
+
+
 @app.command()
 def status(as_json: Json = False, data_dir: DataDir = None):
     """Documents, stage status and index counts (Chroma = BM25 = manifest when healthy)."""

@@ -69,6 +69,6 @@ def answer(question: str, retrieval: Retrieval, llm, *, min_bm25: float, min_cos
                       note="retrieval found nothing relevant enough")
     if llm is None:
         return Answer(question=question, answer=None, refused=False, hits=hits)
-    reply = llm.complete(SYSTEM, build_prompt(question, hits[:4]), max_tokens=max_tokens, on_token=on_token)
+    reply = llm.complete(SYSTEM, build_prompt(question, hits[:3], max_chars=1200), max_tokens=max_tokens, on_token=on_token)
     text, refused = finish_answer(reply, hits)
     return Answer(question=question, answer=text, refused=refused, hits=hits)

@@ -87,25 +87,16 @@ class LocalGguf:
             t0 = time.perf_counter()
             if not self.reuse_prefix:
                 self._llama.reset()
-            try:
-                stream = self._llama.create_chat_completion(
-                    messages=messages, max_tokens=max_tokens, temperature=temperature,
-                    stream=True)
-                for chunk in stream:
-                    choices = chunk.get("choices") or []
-                    text = (choices[0].get("delta") or {}).get("content") if choices else None
-                    if not text:
-                        continue
-                    if first is None:
-                        first = time.perf_counter() - t0
-                    pieces.append(text)
-                    if on_token is not None:
-                        on_token(text)
-            except ValueError as e:  # e.g. "Requested tokens (5000) exceed context window of 4096"
-                raise LlmError(f"local LLM {self.model_id}: {one_line(e, 200)}") from None
-            except RuntimeError as e:
-                raise LlmError(f"local LLM {self.model_id}: generation failed: "
-                               f"{one_line(e, 200)}") from None
+            for chunk in self._chunks(messages, max_tokens, temperature):
+                choices = chunk.get("choices") or []
+                text = (choices[0].get("delta") or {}).get("content") if choices else None
+                if not text:
+                    continue
+                if first is None:
+                    first = time.perf_counter() - t0
+                pieces.append(text)
+                if on_token is not None:  # its exceptions propagate untouched
+                    on_token(text)
             total = time.perf_counter() - t0
             n_done = len(pieces)
             self.last_stats = {
@@ -115,6 +106,28 @@ class LocalGguf:
                 "total_s": total,
             }
         return "".join(pieces)
+
+    def _chunks(self, messages, max_tokens, temperature):
+        """Stream chunks from llama_cpp, its own failures turned into LlmError."""
+        def fail(e: Exception) -> LlmError:
+            if isinstance(e, ValueError):  # "Requested tokens (5000) exceed context window of 4096"
+                return LlmError(f"local LLM {self.model_id}: {one_line(e, 200)}")
+            return LlmError(f"local LLM {self.model_id}: generation failed: {one_line(e, 200)}")
+
+        try:
+            it = iter(self._llama.create_chat_completion(
+                messages=messages, max_tokens=max_tokens, temperature=temperature,
+                stream=True))
+        except (ValueError, RuntimeError) as e:
+            raise fail(e) from None
+        while True:
+            try:
+                chunk = next(it)
+            except StopIteration:
+                return
+            except (ValueError, RuntimeError) as e:
+                raise fail(e) from None
+            yield chunk
 
     def close(self) -> None:
         """Free the model now rather than at garbage collection."""

@@ -120,21 +120,31 @@ class OpenAICompat:
 
         with resp:
             ctype = (resp.headers.get("Content-Type") or "").lower()
+            if on_token is not None and "text/event-stream" in ctype:
+                return self._read_stream(resp, on_token, emitted)
+            raw = b"".join(self._reading(iter(lambda: resp.read(65536), b"")))
+        text = self._parse_full(raw)
+        if on_token is not None and text:  # server ignored stream=true
+            on_token(text)
+            emitted[0] = True
+        return text
+
+    def _reading(self, chunks):
+        """Yield from a response iterator, turning read failures into _Retryable
+        (and only those: errors raised by on_token propagate untouched)."""
+        it = iter(chunks)
+        while True:
             try:
-                if on_token is not None and "text/event-stream" in ctype:
-                    return self._read_stream(resp, on_token, emitted)
-                raw = resp.read()
+                chunk = next(it)
+            except StopIteration:
+                return
             except (TimeoutError, socket.timeout):
                 raise _Retryable(self._err(f"timed out after {self.timeout:g}s "
                                            f"while reading the answer")) from None
             except (ConnectionError, OSError) as e:
                 raise _Retryable(self._err(f"dropped the connection: "
                                            f"{_reason(e, self.timeout)}")) from None
-        text = self._parse_full(raw)
-        if on_token is not None and text:  # server ignored stream=true
-            on_token(text)
-            emitted[0] = True
-        return text
+            yield chunk
 
     def _parse_full(self, raw: bytes) -> str:
         try:
@@ -158,7 +168,7 @@ class OpenAICompat:
     def _read_stream(self, resp, on_token: TokenCallback, emitted: list) -> str:
         pieces: list[str] = []
         saw_choice = False
-        for raw_line in resp:  # SSE: "data: {...}\n", blank lines between events
+        for raw_line in self._reading(resp):  # SSE: "data: {...}\n", blank lines between events
             line = raw_line.decode("utf-8", errors="replace").strip()
             if not line.startswith("data:"):
                 continue  # comments (":"), "event:", "id:", blank lines

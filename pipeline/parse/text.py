@@ -39,7 +39,7 @@ def decode_text(data: bytes) -> tuple[str, str]:
 
     best = from_bytes(data).best()
     if best is None or _looks_binary(str(best)):
-        raise ParseError("binary file or unknown text encoding")
+        raise ParseError("binary file, not text")
     return str(best), best.encoding
 
 
@@ -51,8 +51,19 @@ def _looks_binary(text: str) -> bool:
     return ctrl / len(sample) > 0.02
 
 
+_INLINE_DATA = re.compile(r"!?\[[^\]]*\]\(\s*data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]*\)|"
+                          r"^\s*\[[^\]]+\]:\s*<?data:[\w/+.-]+;base64,\S*>?\s*$|data:image/[\w+.-]+;base64,[A-Za-z0-9+/=]{40,}",
+                          re.M)
+
+
+def strip_inline_data(text: str) -> str:
+    """Drop embedded base64 images (some notes carry 500 KB of them): not text, and they bloat the index."""
+    return _INLINE_DATA.sub("", text)
+
+
 def parse_markdown(text: str) -> list[Block]:
     """Headings from ``#`` lines outside fenced code; paragraphs split at blank lines."""
+    text = strip_inline_data(text)
     blocks: list[Block] = []
     para: list[str] = []
     code: list[str] | None = None

@@ -100,3 +100,34 @@ def test_missing_index_is_a_clear_error(cli, tmp_path):
 def test_usage_error_exit_code(cli):
     r = cli("ingest", "/no/such/dir")
     assert r.returncode == 2
+
+
+def test_out_of_scope_question_is_refused(cli, sample_data):
+    out = json.loads(cli("ask", "--json", "--no-llm", "如何做红烧肉", data_dir=sample_data).stdout)
+    assert out["refused"] is True and out["answer"] is None
+
+
+def test_llm_none_still_prints_cited_passages(cli, sample_data):
+    r = cli("ask", "B树和B+树的区别", data_dir=sample_data, env={"EXAMRAG_LLM_BACKEND": "none"})
+    assert r.returncode == 1
+    assert "no generated answer: EXAMRAG_LLM_BACKEND=none" in r.stderr
+    assert "[来源: 第七章 查找 › 7.3 树表的查找 › 7.3.2 B树和B+树|" in r.stdout
+
+
+def test_endpoint_down_still_prints_passages(cli, sample_data):
+    env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+           "EXAMRAG_LLM_MODEL": "qwen2.5:7b", "EXAMRAG_LLM_TIMEOUT": "5"}
+    r = cli("ask", "B树和B+树的区别", data_dir=sample_data, env=env)
+    assert r.returncode == 1
+    assert "no generated answer:" in r.stderr and "127.0.0.1:9" in r.stderr
+    assert "[来源: 第七章 查找" in r.stdout
+
+
+def test_cited_answer_from_packaged_local_llm(cli, sample_data):
+    """The README's promise: a generated answer, drawn from the sample, with citations."""
+    r = cli("ask", "--json", "--chapter", "查找", "折半查找的时间复杂度是多少？", data_dir=sample_data)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["refused"] is False and out["answer"]
+    assert "[来源: 第七章 查找" in out["answer"]
+    assert "log" in out["answer"].lower()

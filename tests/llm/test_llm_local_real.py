@@ -61,3 +61,11 @@ def test_real_model_answers_in_chinese(real_llm):
     # without streaming: same text at temperature 0
     assert real_llm.complete("你是计算机考研助手，用中文简短回答。", "用一句话解释什么是栈。",
                              max_tokens=16, temperature=0.0) == out
+
+
+def test_real_model_prompt_too_long(real_llm):
+    from pipeline.llm import LlmError
+
+    with pytest.raises(LlmError, match=r"^local LLM qwen2.5-coder-1.5b-instruct-q4_k_m: "
+                                       r"Requested tokens \(\d+\) exceed context window of 4096$"):
+        real_llm.complete("", "栈" * 6000, max_tokens=16)

@@ -71,6 +71,7 @@ class _Handler(BaseHTTPRequestHandler):
 def server():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     srv.daemon_threads = True
+    srv.handle_error = lambda request, client_address: None  # client gone (timeout test)
     srv.script = []
     srv.requests = []
     t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -117,6 +118,17 @@ def test_streaming_sse(server):
     assert body["stream"] is True
     assert body["messages"] == [{"role": "user", "content": "快表是什么？"}]  # no empty system
     assert "Authorization" not in server.requests[0]["headers"]
+
+
+def test_callback_errors_propagate_untouched(server):
+    server.script = [("sse", [json.dumps(_chunk("a")), json.dumps(_chunk("b")), "[DONE]"])]
+
+    def broken(_text):
+        raise BrokenPipeError("stdout closed")  # an OSError, but not the endpoint's fault
+
+    with pytest.raises(BrokenPipeError):
+        _client(server).complete("s", "u", on_token=broken)
+    assert len(server.requests) == 1
 
 
 def test_stream_requested_but_server_answers_json(server):

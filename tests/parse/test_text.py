@@ -38,3 +38,11 @@ def test_markdown_headings_skip_code():
 def test_plain_text_numbered_headings():
     blocks = parse_plain(NOTE)
     assert [b.text for b in blocks if b.kind == "heading"] == ["一、传输层概述", "二、拥塞控制"]
+
+
+def test_inline_base64_images_are_dropped():
+    payload = "iVBORw0KGgo" + "A" * 5000
+    md = f"# 传输层\n\nUDP首部8字节。\n\n![UDP格式](data:image/png;base64,{payload})\n\n[UDPformat]:data:image/png;base64,{payload}\n"
+    blocks = parse_markdown(md)
+    text = "\n".join(b.text for b in blocks)
+    assert "UDP首部8字节" in text and "base64" not in text and "AAAA" not in text
