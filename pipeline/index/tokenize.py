@@ -14,10 +14,12 @@ The same function must tokenize documents and queries; record
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import threading
 import unicodedata
+from pathlib import Path
 
 TOKENIZER_VERSION = "jieba-search-1"
 
@@ -61,8 +63,31 @@ def _get_jieba():
 
                 jieba.setLogLevel(logging.WARNING)
                 jieba.initialize()
+                for term in read_terms():
+                    if re.fullmatch(rf"[{_CJK}A-Za-z0-9+]+", term):
+                        jieba.add_word(term, freq=50000)
                 _jieba = jieba
     return _jieba
+
+
+TERMS_FILE = Path(__file__).with_name("terms.txt")
+
+
+def read_terms() -> list[str]:
+    """Domain terms (one per line, ``#`` comments) that jieba should keep whole."""
+    if not TERMS_FILE.exists():
+        return []
+    lines = TERMS_FILE.read_text("utf-8").splitlines()
+    return [t.strip() for t in lines if t.strip() and not t.lstrip().startswith("#")]
+
+
+def terms_hash() -> str:
+    return hashlib.sha256("\n".join(read_terms()).encode()).hexdigest()[:12]
+
+
+def load_terms() -> None:
+    """Make sure jieba is initialised with the domain terms (for keyword extraction too)."""
+    _get_jieba()
 
 
 def _bigo(expr: str) -> str:

@@ -18,15 +18,16 @@ class LocalGguf:
     ``llama_cpp`` is imported inside ``__init__`` so importing this module is cheap.
     The chat template stored in the GGUF metadata is used.
 
-    By default every call starts from an empty context, so the same prompt gives the
-    same answer at temperature 0 whatever was asked before (measured: reusing the KV
-    cache of a previous identical prompt changed a greedy answer). ``reuse_prefix=True``
-    keeps llama-cpp-python's prefix reuse instead: faster when consecutive prompts share
-    a long beginning, but answers then depend on the previous call.
+    By default every call starts from an empty context and re-seeds the sampler with
+    ``seed``, so the same prompt gives the same answer whatever was asked before
+    (measured: reusing the KV cache of a previous identical prompt changed a greedy
+    answer). ``reuse_prefix=True`` keeps llama-cpp-python's prefix reuse instead:
+    faster when consecutive prompts share a long beginning, but answers then depend
+    on the previous call.
 
-    ``last_stats`` holds the
-    measurements of the last call: ``prompt_tokens`` (approximate), ``completion_tokens``,
-    ``first_token_s``, ``total_s``.
+    ``load_s`` is the model load time; ``last_stats`` holds the measurements of the
+    last call: ``prompt_tokens`` (approximate), ``completion_tokens`` (streamed pieces,
+    about one per token), ``first_token_s``, ``total_s``.
     """
 
     backend = "local"
@@ -38,6 +39,7 @@ class LocalGguf:
         self.model_id = path.stem
         self.n_ctx = n_ctx
         self.reuse_prefix = reuse_prefix
+        self.seed = seed
         self.last_stats: dict[str, Any] = {}
         self._lock = threading.Lock()
         if not path.is_file():
@@ -51,7 +53,7 @@ class LocalGguf:
             raise LlmError(f"local LLM: {path} is not a GGUF file (starts with {magic!r})")
         try:
             import llama_cpp  # heavy: loads the shared library
-        except ImportError as e:  # also covers a broken shared library (OSError below)
+        except ImportError as e:
             raise LlmError(f"local LLM: llama-cpp-python is not installed ({one_line(e, 120)}); "
                            f"{INSTALL_HINT}") from None
         except OSError as e:
@@ -117,7 +119,7 @@ class LocalGguf:
         try:
             it = iter(self._llama.create_chat_completion(
                 messages=messages, max_tokens=max_tokens, temperature=temperature,
-                stream=True))
+                seed=self.seed, stream=True))
         except (ValueError, RuntimeError) as e:
             raise fail(e) from None
         while True:

@@ -86,11 +86,15 @@ def _inside(inner, outer, slack: float = 2.0) -> bool:
             and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
 
 
-def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThresholds,
-              ocr_page: Callable[[object, int], tuple[list[tuple[str, tuple]], float]],
-              progress: Callable[[int, int], None] = lambda i, n: None):
-    """Return (pages, blocks, errors, title). ``ocr_page(page, dpi)`` gives (lines with bbox in PDF
-    points, mean confidence); it is only called for pages whose text layer is not good."""
+OcrPages = Callable[[Path, list[int]], dict[int, object]]
+
+
+def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThresholds, ocr_pages: OcrPages):
+    """Return (pages, blocks, errors, title).
+
+    ``ocr_pages(path, page_numbers)`` maps each 1-based page number to (lines with bbox in PDF points,
+    mean confidence), or to the exception that page raised; it is only given pages whose text layer
+    is not good, all at once, so it can spread them over processes."""
     doc = open_pdf(path, password)
     raw = [doc[i].get_text("text") for i in range(doc.page_count)]
     boiler = repeated_lines(raw) if doc.page_count >= 3 else set()
@@ -102,42 +106,41 @@ def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThr
         if pno >= 1:
             toc_by_page.setdefault(pno, []).append((level, title.strip()))
     pages: list[PageInfo] = []
-    blocks: list[Block] = []
-    errors: list[ErrorItem] = []
-    page_blocks: list[tuple[int, list[dict], bool]] = []  # (page no, blocks, from_ocr)
     for i in range(doc.page_count):
-        page = doc[i]
-        progress(i, doc.page_count)
-        has_image = bool(page.get_images(full=False))
+        has_image = bool(doc[i].get_images(full=False))
         verdict = classify_page(strip_lines(raw[i], boiler), has_image=has_image or not raw[i].strip(),
                                 expect_cjk=expect_cjk, th=th)
-        info = PageInfo(number=i + 1, verdict=verdict)
-        if verdict == "good":
+        pages.append(PageInfo(number=i + 1, verdict=verdict))
+    need = [p.number for p in pages if p.verdict != "good"]
+    ocr_results = ocr_pages(path, need) if need else {}
+    errors: list[ErrorItem] = []
+    page_blocks: list[tuple[int, list[dict], bool]] = []  # (page no, blocks, from_ocr)
+    for info in pages:
+        if info.verdict == "good":
+            page = doc[info.number - 1]
             pb = _page_blocks(page)
             for bbox, table in _tables(page):
                 pb = [b for b in pb if not _inside(b["bbox"], bbox)]
                 pb.append({"table": table, "bbox": bbox, "text": "", "size": 0, "bold": False})
             pb.sort(key=lambda b: (round(b["bbox"][1]), b["bbox"][0]))
             info.chars = sum(len(b["text"]) for b in pb)
-            page_blocks.append((i + 1, pb, False))
-        else:
-            try:
-                lines, conf = ocr_page(page, i + 1)
-            except Exception as exc:
-                errors.append(ErrorItem(file=source, stage="parse", page=i + 1, message=f"OCR failed: {exc}"))
-                lines, conf = [], 0.0
-            info.method = "ocr"
-            info.ocr_confidence = round(conf, 3)
-            info.chars = sum(len(t) for t, _ in lines)
-            if not lines:
-                info.method = "none"
-                errors.append(ErrorItem(file=source, stage="parse", page=i + 1,
-                                        message=f"no readable text on this page (text layer {verdict}, OCR found nothing)"))
-            page_blocks.append((i + 1, [{"text": t, "bbox": bb, "size": 0, "bold": False} for t, bb in lines], True))
-        page.get_text  # keep page referenced until done
-        pages.append(info)
+            page_blocks.append((info.number, pb, False))
+            continue
+        result = ocr_results.get(info.number, ([], 0.0))
+        if isinstance(result, BaseException):
+            errors.append(ErrorItem(file=source, stage="parse", page=info.number, message=f"OCR failed: {result}"))
+            result = ([], 0.0)
+        lines, conf = result
+        info.method = "ocr" if lines else "none"
+        info.ocr_confidence = round(conf, 3)
+        info.chars = sum(len(t) for t, _ in lines)
+        if not lines:
+            errors.append(ErrorItem(file=source, stage="parse", page=info.number,
+                                    message=f"no readable text on this page (text layer {info.verdict}, OCR found nothing)"))
+        page_blocks.append((info.number, [{"text": t, "bbox": bb, "size": 0, "bold": False} for t, bb in lines], True))
     heights = {i + 1: doc[i].rect.height for i in range(doc.page_count)}
     body_size = _body_size(page_blocks)
+    blocks: list[Block] = []
     for pno, pb, from_ocr in page_blocks:
         blocks.extend(_to_blocks(pb, pno, heights[pno], body_size, toc_by_page.get(pno, []), bool(toc), from_ocr))
     title = (doc.metadata or {}).get("title") or ""

@@ -55,11 +55,11 @@ def test_pdf_pages_take_ocr_path_exactly_where_needed(tmp_path):
     doc.save(path)
     calls = []
 
-    def fake_ocr(page, number):
-        calls.append(number)
-        return [("第3页的扫描内容", (72, 90, 300, 110))], 0.95
+    def fake_ocr(pdf_path, numbers):
+        calls.extend(numbers)
+        return {n: ([("第3页的扫描内容", (72, 90, 300, 110))], 0.95) for n in numbers}
 
-    pages, blocks, errors, _ = parse_pdf(path, "mixed.pdf", password=None, th=TH, ocr_page=fake_ocr)
+    pages, blocks, errors, _ = parse_pdf(path, "mixed.pdf", password=None, th=TH, ocr_pages=fake_ocr)
     assert calls == [3]
     assert [p.method for p in pages] == ["text", "text", "ocr"]
     assert pages[2].ocr_confidence == pytest.approx(0.95)
