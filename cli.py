@@ -170,7 +170,7 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
     stream = None if as_json or llm is None else (lambda t: (sys.stdout.write(t), sys.stdout.flush()))
     llm_failed = False
     try:
-        result = answer(question, r, llm, min_bm25=s.refuse_min_bm25, min_cosine=s.refuse_min_cosine,
+        result = answer(question, r, llm, min_coverage=s.refuse_min_coverage, min_bm25=s.refuse_min_bm25,
                         max_tokens=s.llm_max_tokens, on_token=stream)
     except Exception as exc:  # endpoint down mid-answer, model crash: passages still printed
         from pipeline.models import Answer

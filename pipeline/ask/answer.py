@@ -1,7 +1,8 @@
 """Answer from retrieved material only, with citations, or refuse with the exact sentence.
 
-Refusal is decided twice: before any LLM call, when retrieval is weak (best BM25 score below
-``refuse_min_bm25`` and best cosine below ``refuse_min_cosine``, no exact question match); and by the
+Refusal is decided twice: before any LLM call, when retrieval is weak (less than
+``refuse_min_coverage`` of the question's content is matched in the top passages and the best BM25
+score is below ``refuse_min_bm25``, and no exact past-paper question matched); and by the
 prompt, whose rules tell the model to answer exactly REFUSAL when the material does not cover it.
 Material is passed only inside a delimited block, so instructions inside a document stay data.
 """
@@ -41,12 +42,12 @@ def build_prompt(question: str, hits: list[Hit], max_chars: int = 1600) -> str:
     return f"<资料>\n{material}\n</资料>\n\n问题：{question}\n回答（每个要点后标注来源）："
 
 
-def should_refuse(r: Retrieval, min_bm25: float, min_cosine: float) -> bool:
+def should_refuse(r: Retrieval, min_coverage: float, min_bm25: float) -> bool:
     if r.exact_question:
         return False
     if not r.hits:
         return True
-    return r.best_bm25 < min_bm25 and r.best_cosine < min_cosine
+    return r.coverage < min_coverage and r.best_bm25 < min_bm25
 
 
 def finish_answer(text: str, hits: list[Hit]) -> tuple[str, bool]:
@@ -59,10 +60,10 @@ def finish_answer(text: str, hits: list[Hit]) -> tuple[str, bool]:
     return text, False
 
 
-def answer(question: str, retrieval: Retrieval, llm, *, min_bm25: float, min_cosine: float,
+def answer(question: str, retrieval: Retrieval, llm, *, min_coverage: float, min_bm25: float,
            max_tokens: int = 400, on_token: Optional[Callable[[str], None]] = None) -> Answer:
     hits = retrieval.hits
-    if should_refuse(retrieval, min_bm25, min_cosine):
+    if should_refuse(retrieval, min_coverage, min_bm25):
         if on_token:
             on_token(REFUSAL)
         return Answer(question=question, answer=REFUSAL if llm is not None else None, refused=True, hits=hits,

@@ -18,7 +18,7 @@ from pipeline.models import Hit
 FUZZY_MIN = 0.85
 KS = (1, 3, 5)
 MRR_DEPTH = 10
-_MARKUP = re.compile(r"[\s*#>`|_~\[\]]|\\(?=\S)")
+_MARKUP = re.compile(r"[\s*#>`|_~\[\]$]|==|<br\s*/?>|\\(?=\S)")
 
 
 def normalise(text: str) -> str:

@@ -52,11 +52,40 @@ def rrf(lists: list[tuple[list[str], float]], k: int = 60) -> list[tuple[str, fl
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+_QUESTION_WORDS = re.compile(r"什么|怎么|怎样|如何|哪些|哪个|哪里|哪种|多少|几个|几次|几种|为什么|是否|请问|请|一下|"
+                             r"分别|呢|吗|吧|是|的|了|和|与|及|或|有|在|对|中|一个|能|会|要|可以|应该")
+_CONTENT = re.compile(r"[\u3400-\u9fffA-Za-z0-9]")
+COVERAGE_HITS = 3
+
+
+def query_coverage(question: str, vocab, texts: list[str]) -> float:
+    """Share of the question's content characters covered by indexed words (≥ 2 chars, or ASCII
+    words) that occur in the given hit texts. Questions outside the material score near 0: their
+    topic words are not in the index, or not in the passages that matched generic words."""
+    from pipeline.index.tokenize import tokenize_query
+
+    q = _QUESTION_WORDS.sub(" ", question)
+    content = [i for i, ch in enumerate(q) if _CONTENT.match(ch)]
+    if not content:
+        return 0.0
+    hay = "".join(texts).lower()
+    covered: set[int] = set()
+    low = q.lower()
+    for tok in set(tokenize_query(q, vocab)):
+        if (len(tok) >= 2 or tok.isascii()) and tok in hay:
+            start = low.find(tok)
+            while start != -1:
+                covered.update(range(start, start + len(tok)))
+                start = low.find(tok, start + 1)
+    return len(covered & set(content)) / len(content)
+
+
 @dataclass
 class Retrieval:
     hits: list[Hit]
     best_bm25: float = 0.0
     best_cosine: float = 0.0
+    coverage: float = 0.0
     exact_question: bool = False
     chapters: list[str] = field(default_factory=list)
 
@@ -119,7 +148,7 @@ class Retriever:
                mode: Optional[str] = None) -> Retrieval:
         import numpy as np
 
-        from pipeline.index.tokenize import tokenize
+        from pipeline.index.tokenize import tokenize_query
 
         s = self.settings
         mode = mode or s.retrieval_mode
@@ -131,6 +160,8 @@ class Retriever:
             exact = self.catalog.questions(*ref)
             if chapters:
                 exact = [c for c in exact if c.chapter in chapters]
+            # the record with the most to say (answer, analysis) first: that is what the student wants
+            exact.sort(key=lambda c: (-("解析" in c.text), -len(c.text), c.source))
             result.exact_question = bool(exact)
         lists: list[tuple[list[str], float]] = []
         if mode in ("hybrid", "bm25"):
@@ -138,7 +169,7 @@ class Retriever:
             if chapters:
                 mask = np.zeros(len(self.bm25), dtype=bool)
                 mask[self.catalog.positions_in(chapters)] = True
-            bm = self.bm25.search(tokenize(question), top_n=s.top_n, allowed=mask)
+            bm = self.bm25.search(tokenize_query(question, self.bm25.vocab), top_n=s.top_n, allowed=mask)
             result.best_bm25 = bm[0][1] if bm else 0.0
             lists.append(([cid for cid, _ in bm], s.bm25_weight if mode == "hybrid" else 1.0))
         if mode in ("hybrid", "vector"):
@@ -153,6 +184,8 @@ class Retriever:
         for cid, score in ranked:
             if cid in chunks and len(result.hits) < top_k:
                 result.hits.append(to_hit(chunks[cid], len(result.hits) + 1, score))
+        if result.hits and len(self.bm25):
+            result.coverage = query_coverage(question, self.bm25.vocab, [h.text for h in result.hits[:COVERAGE_HITS]])
         return result
 
 

@@ -41,6 +41,11 @@ class Bm25Index:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def vocab(self) -> dict:
+        """Token → id of every indexed token (empty for an index without vocabulary)."""
+        return self._bm25.vocab_dict if self._bm25 is not None else {}
+
     @classmethod
     def build(
         cls,

@@ -104,9 +104,15 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
     if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection_name(embedder.model_id):
         from pipeline.index.bm25 import Bm25Index
 
+        from pipeline.enrich.links import link_questions
+
         gen = store.index_dir / f"gen-{time.time_ns()}"
         gen.mkdir(parents=True)
-        Bm25Index.build(ids, tokens).save(gen / "bm25")
+        bm25 = Bm25Index.build(ids, tokens)
+        bm25.save(gen / "bm25")
+        links = link_questions(chunks, tokens, bm25)
+        chunks = [c.model_copy(update={"chapter_paths": links[c.chunk_id]}) if c.chunk_id in links else c
+                  for c in chunks]
         write_catalog(gen / "chunks.sqlite", chunks)
         publish(store.index_dir, gen, {"ids_hash": ids_hash, "count": len(ids), "embed_model": embedder.model_id,
                                        "collection": collection_name(embedder.model_id), "dim": embedder.dim})

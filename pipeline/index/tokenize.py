@@ -94,8 +94,38 @@ def _bigo(expr: str) -> str:
     return re.sub(r"\s+", "", expr).lower()
 
 
+MAX_QUERY_WORD = 8  # longest CJK vocabulary word looked for inside a query
+
+
+def tokenize_query(text: str, vocab) -> list[str]:
+    """Query tokens without jieba: every indexed word (2–8 chars) found inside a CJK run, plus
+    single characters no such word covers. Matches what search-mode jieba gives documents, and
+    keeps jieba's ~1 s start-up off the query path. ``vocab`` is any container of index tokens."""
+    return _tokens(text, lambda piece: _vocab_words(piece, vocab))
+
+
+def _vocab_words(piece: str, vocab) -> list[str]:
+    found: list[str] = []
+    covered = [False] * len(piece)
+    for i in range(len(piece)):
+        for j in range(min(len(piece), i + MAX_QUERY_WORD), i + 1, -1):
+            word = piece[i:j]
+            if word in vocab and word not in STOPWORDS:
+                found.append(word)
+                for k in range(i, j):
+                    covered[k] = True
+    for i, ch in enumerate(piece):
+        if not covered[i] and ch in vocab and ch not in STOPWORDS:
+            found.append(ch)
+    return found
+
+
 def tokenize(text: str) -> list[str]:
     """Return BM25 tokens for ``text`` (document or query), in text order."""
+    return _tokens(text, lambda piece: [t for t in _get_jieba().lcut_for_search(piece) if t not in STOPWORDS])
+
+
+def _tokens(text: str, cjk_words) -> list[str]:
     if not text:
         return []
     text = unicodedata.normalize("NFKC", text)  # full-width → ASCII, ₂ → 2
@@ -104,9 +134,7 @@ def tokenize(text: str) -> list[str]:
         kind = m.lastgroup
         piece = m.group()
         if kind == "cjk":
-            for tok in _get_jieba().lcut_for_search(piece):
-                if tok not in STOPWORDS:
-                    out.append(tok)
+            out.extend(cjk_words(piece))
         elif kind == "word":
             tok = piece.lower()
             if tok in STOPWORDS:

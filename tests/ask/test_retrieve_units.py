@@ -26,3 +26,21 @@ def test_rrf_weights_and_order():
 def test_rrf_zero_weight_list_has_no_effect():
     fused = rrf([(["a", "b"], 1.0), (["b"], 0.0)], k=60)
     assert [cid for cid, _ in fused] == ["a", "b"]
+
+
+def test_query_coverage_separates_in_and_out_of_scope():
+    from pipeline.ask.retrieve import query_coverage
+
+    vocab = {"折半", "查找", "折半查找", "时间", "复杂度", "公式", "红", "肉"}
+    passages = ["折半查找的时间复杂度为O(log2 n)。"]
+    assert query_coverage("折半查找的时间复杂度是多少？", vocab, passages) == 1.0
+    assert query_coverage("红烧肉怎么做才好吃？", vocab, passages) == 0.0
+
+
+def test_query_tokens_come_from_the_index_vocabulary():
+    from pipeline.index.tokenize import tokenize_query
+
+    vocab = {"折半", "查找", "折半查找", "平均查找长度", "平均", "长度", "树"}
+    toks = tokenize_query("折半查找的平均查找长度与B树", vocab)
+    assert {"折半查找", "折半", "查找", "平均查找长度"} <= set(toks)
+    assert "的" not in toks and "b" in toks and "树" in toks

@@ -131,3 +131,13 @@ def test_cited_answer_from_packaged_local_llm(cli, sample_data):
     assert out["refused"] is False and out["answer"]
     assert "[来源: 第七章 查找" in out["answer"]
     assert "log" in out["answer"].lower()
+
+
+def test_questions_link_to_the_sections_they_test(cli, sample_data):
+    rows = json.loads(cli("questions", "--json", "--chapter", "查找", data_dir=sample_data).stdout)
+    assert [r["number"] for r in rows] == [1, 4, 41]
+    by_number = {r["number"]: r for r in rows}
+    assert by_number[4]["chapter_paths"][0] == ["第七章 查找", "7.3 树表的查找", "7.3.2 B树和B+树"]
+    assert by_number[41]["chapter_paths"][0] == ["第七章 查找", "7.2 折半查找"]
+    r = cli("ask", "--no-llm", "2024年第42题", data_dir=sample_data)
+    assert "对应章节：操作系统笔记 › 页面置换算法" in r.stdout
