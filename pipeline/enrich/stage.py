@@ -17,6 +17,8 @@ from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store
 
 CODE_VERSION = "enrich-1"
+SECTION_MAX_CHARS = 500  # each section's text is cut to this in an LLM prompt
+MAX_SECTIONS_PER_CALL = 8
 
 
 def config_hash(s: Settings) -> str:
@@ -54,17 +56,35 @@ class LlmEnricher:
     def chapter(self, sections: list[Section]) -> list[Enrichment]:
         keys = [EnrichCache.key(PATH_SEP.join(s.chapter_path) + "\n" + s.text, prompts.PROMPT_VERSION,
                                 self.llm.model_id) for s in sections]
-        cached = [self.cache.get(k) for k in keys]
-        todo = [i for i, c in enumerate(cached) if c is None]
-        if not todo:
-            return cached  # type: ignore[return-value]
-        per = max(200, self.max_chars // len(todo))
-        body = "\n\n".join(f"【节{j + 1}】{PATH_SEP.join(sections[i].chapter_path)}\n{sections[i].text[:per]}"
-                           for j, i in enumerate(todo))
+        results: list[Optional[Enrichment]] = [self.cache.get(k) for k in keys]
+        todo = [i for i, c in enumerate(results) if c is None]
+        for batch in self._batches(sections, todo):
+            self._ask(sections, keys, batch, results)
+        return results  # type: ignore[return-value]
+
+    def _batches(self, sections: list[Section], todo: list[int]) -> list[list[int]]:
+        """Consecutive sections packed so one prompt stays under ``max_chars`` (each section is cut
+        to ``SECTION_MAX_CHARS``): a chapter costs a few calls, never one per section."""
+        batches: list[list[int]] = []
+        size = 0
+        for i in todo:
+            n = min(len(sections[i].text), SECTION_MAX_CHARS) + 40
+            if batches and size + n <= self.max_chars and len(batches[-1]) < MAX_SECTIONS_PER_CALL:
+                batches[-1].append(i)
+                size += n
+            else:
+                batches.append([i])
+                size = n
+        return batches
+
+    def _ask(self, sections, keys, batch: list[int], results) -> None:
+        body = "\n\n".join(f"【节{j + 1}】{PATH_SEP.join(sections[i].chapter_path)}\n{sections[i].text[:SECTION_MAX_CHARS]}"
+                           for j, i in enumerate(batch))
         self.cache.calls += 1
-        reply = self.llm.complete(prompts.SYSTEM, prompts.SECTIONS_TEMPLATE.format(sections=body), max_tokens=120 * len(todo))
-        parsed = _parse_reply(reply, len(todo))
-        for j, i in enumerate(todo):
+        reply = self.llm.complete(prompts.SYSTEM, prompts.SECTIONS_TEMPLATE.format(sections=body),
+                                  max_tokens=90 * len(batch))
+        parsed = _parse_reply(reply, len(batch))
+        for j, i in enumerate(batch):
             if j + 1 in parsed:
                 summ, kws = parsed[j + 1]
                 e = Enrichment(summary=summ, keywords=kws, backend=self.llm.backend, model=self.llm.model_id)
@@ -72,8 +92,7 @@ class LlmEnricher:
             else:
                 e = extractive.enrich_text(sections[i].text)
                 e.error = "LLM reply had no line for this section; extractive fallback"
-            cached[i] = e
-        return cached  # type: ignore[return-value]
+            results[i] = e
 
 
 def enrich_document(doc: CleanDoc, backend: str, enricher: Optional[LlmEnricher]) -> EnrichedDoc:

@@ -92,3 +92,12 @@ def test_stage_rerun_makes_zero_calls(tmp_path):
     assert calls == 2 and rep.docs[0].status.value == "success"
     rep, calls = run(store, manifest, ["d1"], settings, quiet=True, llm=llm, force=True)
     assert calls == 0  # forced redo, but every section answer comes from the cache
+
+
+def test_long_chapter_is_split_into_bounded_calls(tmp_path):
+    llm = FakeLlm(_reply)
+    sections = [Section(chapter_path=["第七章 查找", f"7.{i} 小节"], text="折半查找要求有序。" * 80) for i in range(10)]
+    doc = CleanDoc(doc_id="d2", source="s", kind="textbook", sections=sections)
+    enrich_document(doc, "llm", LlmEnricher(llm, EnrichCache(tmp_path / "c.sqlite"), 1800))
+    assert 3 <= len(llm.calls) <= 4  # 10 sections × 540 chars under a 1800-char cap
+    assert all(len(user) < 1800 + 400 for _, user in llm.calls)
