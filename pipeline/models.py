@@ -90,6 +90,15 @@ class Section(BaseModel):
     formulas: list[str] = Field(default_factory=list)  # originals of formulas rewritten as text
 
 
+class QuestionSource(BaseModel):
+    """One document a question record was read from, and which of its parts it gave."""
+
+    doc_id: str = ""
+    source: str = ""
+    pages: list[int] = Field(default_factory=list)
+    parts: list[Literal["text", "options", "answer", "analysis"]] = Field(default_factory=list)
+
+
 class Question(BaseModel):
     """One past-paper question, findable by year and number."""
 
@@ -105,6 +114,7 @@ class Question(BaseModel):
     chapter_path: list[str] = Field(default_factory=list)
     chapter_paths: list[list[str]] = Field(default_factory=list)  # textbook sections it tests
     keywords: list[str] = Field(default_factory=list)
+    sources: list[QuestionSource] = Field(default_factory=list)  # documents it was read from (see clean.merge)
 
 
 class CleanDoc(BaseModel):
@@ -153,6 +163,7 @@ class Chunk(BaseModel):
     number: Optional[int] = None
     qtype: Optional[str] = None
     chapter_paths: list[list[str]] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)  # every file a merged question record drew on
 
     @property
     def chapter(self) -> str:
@@ -194,6 +205,7 @@ class Hit(BaseModel):
     number: Optional[int] = None
     citation: str = ""
     chapter_paths: list[list[str]] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
 
 
 class Answer(BaseModel):

@@ -50,7 +50,9 @@ def same_file(source: str, gold_file: str) -> bool:
 
 
 def is_hit(hit: Hit, gold: list[dict]) -> bool:
-    return any(same_file(hit.source, g["file"]) and passage_in(g["contains"], hit.text) for g in gold)
+    """A merged past-paper question counts as coming from every file it drew on."""
+    files = hit.sources or [hit.source]
+    return any(any(same_file(f, g["file"]) for f in files) and passage_in(g["contains"], hit.text) for g in gold)
 
 
 def read_questions(path: Path) -> Iterator[dict]:

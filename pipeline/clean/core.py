@@ -22,6 +22,7 @@ from pipeline.clean.rules.base import Work
 from pipeline.models import CleanDoc, ErrorItem, ParsedDoc, Question, Status
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules.yaml")
+NEVER = "(?!)"  # a pattern that matches nothing: the default of keys added after a user copied the rules
 
 
 def _check_patterns(patterns: list[str]) -> list[str]:
@@ -50,20 +51,35 @@ class SectionTitle(_Strict):
 class QuestionRules(_Strict):
     section_titles: list[SectionTitle]
     answer_section_titles: list[str]
+    paper_start_pattern: str = NEVER
     number_pattern: str
+    number_expected_pattern: str = NEVER
+    number_first_pattern: str = NEVER
     subpart_pattern: str
     option_pattern: str
     answer_markers: list[str]
     analysis_markers: list[str]
     year_patterns: list[str]
     paper_title_pattern: str
+    not_paper_pattern: str = NEVER
 
     @field_validator("answer_section_titles", "answer_markers", "analysis_markers", "year_patterns")
     @classmethod
     def _lists(cls, v: list[str]) -> list[str]:
         return _check_patterns(v)
 
-    @field_validator("number_pattern", "subpart_pattern", "option_pattern", "paper_title_pattern")
+    @field_validator("number_pattern", "number_expected_pattern", "number_first_pattern", "paper_start_pattern",
+                     "subpart_pattern", "option_pattern", "paper_title_pattern", "not_paper_pattern")
+    @classmethod
+    def _one(cls, v: str) -> str:
+        return _check_patterns([v])[0]
+
+
+class Replacement(_Strict):
+    pattern: str
+    repl: str = ""
+
+    @field_validator("pattern")
     @classmethod
     def _one(cls, v: str) -> str:
         return _check_patterns([v])[0]
@@ -86,6 +102,7 @@ class Rules(_Strict):
     page_number_patterns: list[str]
     band_page_number_patterns: list[str]
     watermarks: list[str]
+    markup_replacements: list[Replacement] = []  # keys with defaults may be missing from older rules files
     toc_title_patterns: list[str]
     toc_entry_patterns: list[str]
     list_item_patterns: list[str]
@@ -127,7 +144,7 @@ def clean_document(parsed: ParsedDoc, rules: Rules) -> CleanDoc:
     doc = CleanDoc(doc_id=parsed.doc_id, source=parsed.source, kind=work.kind, title=work.title,
                    sections=work.sections, questions=work.questions,
                    removed={k: v for k, v in sorted(work.removed.items()) if v})
-    if parsed.kind == "paper" and not work.questions:
+    if work.kind == "paper" and not work.questions:
         doc.status = Status.PARTIAL
         doc.errors.append(ErrorItem(file=parsed.source, stage="clean",
                                     message="试卷中未识别出题目（未找到“一、单项选择题”等题型标题或题号）"))

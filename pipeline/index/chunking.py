@@ -70,17 +70,25 @@ def make_chunks(doc: CleanDoc, enriched: EnrichedDoc | None, size: int = 512, ov
         enr = enriched.sections.get(PATH_SEP.join(sec.chapter_path)) if enriched else None
         prefix = _prefix(sec.chapter_path, enr.summary, enr.keywords) if enr else ""
         for pos, window in enumerate(split_windows(sec.text, size, overlap), start=1):
-            meta = {"doc": doc.doc_id, "path": sec.chapter_path, "pos": pos, "pages": sec.pages}
+            # the prefix is part of what is embedded: a new enrichment must give a new id (and vector)
+            meta = {"doc": doc.doc_id, "path": sec.chapter_path, "pos": pos, "pages": sec.pages, "prefix": prefix}
             chunks.append(Chunk(chunk_id=chunk_id(window, meta), doc_id=doc.doc_id, source=doc.source,
                                 kind=doc.kind, chapter_path=sec.chapter_path, chunk_position=pos,
                                 pages=sec.pages, text=window, prefix=prefix))
     for q in doc.questions:
-        text = question_text(q)
-        path = list(q.chapter_path) + [f"第{q.number}题"]
         enr = enriched.questions.get(f"{q.year}-{q.number}") if enriched else None
-        prefix = _prefix(path, "", enr.keywords) if enr else ""
-        meta = {"doc": doc.doc_id, "path": path, "pos": 1, "pages": q.pages, "year": q.year, "number": q.number}
-        chunks.append(Chunk(chunk_id=chunk_id(text, meta), doc_id=doc.doc_id, source=doc.source, kind="question",
-                            chapter_path=path, chunk_position=1, pages=q.pages, text=text, prefix=prefix,
-                            year=q.year, number=q.number, qtype=q.qtype, chapter_paths=q.chapter_paths))
+        chunks.append(question_chunk(q, doc.doc_id, doc.source, enr.keywords if enr else []))
     return chunks
+
+
+def question_chunk(q: Question, doc_id: str, source: str, keywords: list[str]) -> Chunk:
+    """One chunk for one question record (merged across documents or not)."""
+    text = question_text(q)
+    path = list(q.chapter_path) + [f"第{q.number}题"]
+    prefix = _prefix(path, "", keywords)
+    sources = list(dict.fromkeys([source] + [s.source for s in q.sources if s.source]))
+    meta = {"doc": doc_id, "path": path, "pos": 1, "pages": q.pages, "year": q.year, "number": q.number,
+            "prefix": prefix, "sources": sources}
+    return Chunk(chunk_id=chunk_id(text, meta), doc_id=doc_id, source=source, kind="question",
+                 chapter_path=path, chunk_position=1, pages=q.pages, text=text, prefix=prefix,
+                 year=q.year, number=q.number, qtype=q.qtype, chapter_paths=q.chapter_paths, sources=sources)

@@ -15,13 +15,14 @@ from typing import Optional
 
 from pipeline.index.catalog import current_generation, publish, write_catalog
 from pipeline.index.chunking import make_chunks
-from pipeline.models import CleanDoc, EnrichedDoc, IndexedDoc, StageReport, Status
+from pipeline.models import Chunk, CleanDoc, EnrichedDoc, IndexedDoc, QuestionSource, StageReport, Status
 from pipeline.progress import Progress
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store
+from pipeline.testhooks import kill_point
 
-CODE_VERSION = "index-1"
+CODE_VERSION = "index-2"
 EMBED_BATCH = 64
 
 
@@ -74,16 +75,52 @@ def live_docs(store: Store, manifest: Manifest) -> list[IndexedDoc]:
     return docs
 
 
+def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optional[list[str]]]]:
+    """The chunks the live documents give, in a stable order, with their BM25 tokens (None where a
+    chunk must be tokenized first). Dated past-paper questions are merged across documents (paper
+    stem + booklet answer and analysis → one record, ``pipeline.clean.merge``)."""
+    from pipeline.clean.merge import merge_questions
+    from pipeline.index.chunking import question_chunk
+
+    chunks: list[Chunk] = []
+    tokens: list[Optional[list[str]]] = []
+    seen: set[str] = set()
+
+    def add(c: Chunk, t: Optional[list[str]]) -> None:
+        if c.chunk_id not in seen:
+            seen.add(c.chunk_id)
+            chunks.append(c)
+            tokens.append(t)
+
+    dated = []
+    keywords: dict[tuple[str, int, int], list[str]] = {}
+    for d in live_docs(store, manifest):
+        has_dated = False
+        for c, t in zip(d.chunks, d.tokens):
+            if c.kind == "question" and c.year is not None:
+                has_dated = True
+                continue
+            add(c, t)
+        if has_dated:
+            clean = store.read("clean", d.doc_id, CleanDoc)
+            enriched = store.read("enrich", d.doc_id, EnrichedDoc)
+            for q in clean.questions:
+                if q.year is not None:
+                    if not q.sources:
+                        q.sources = [QuestionSource(doc_id=d.doc_id, source=clean.source, pages=q.pages)]
+                    dated.append(q)
+                    e = enriched.questions.get(f"{q.year}-{q.number}")
+                    keywords[(d.doc_id, q.year, q.number)] = e.keywords if e else []
+    for q in merge_questions(dated):
+        main = next((s for s in q.sources if "text" in s.parts), q.sources[0])
+        add(question_chunk(q, main.doc_id, main.source, keywords.get((main.doc_id, q.year, q.number), [])), None)
+    return chunks, tokens
+
+
 def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None, quiet: bool = False,
          force: bool = False) -> dict:
-    docs = live_docs(store, manifest)
-    chunks, tokens, seen = [], [], set()
-    for d in docs:
-        for c, t in zip(d.chunks, d.tokens):
-            if c.chunk_id not in seen:
-                seen.add(c.chunk_id)
-                chunks.append(c)
-                tokens.append(t)
+    chunks, tokens = collect(store, manifest)
+    seen = {c.chunk_id for c in chunks}
     ids = [c.chunk_id for c in chunks]
     embedder = embedder or make_embedder_from_settings(settings)
     vectors = open_vectors(store, settings, embedder.model_id)
@@ -96,24 +133,28 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
     for i in range(0, len(todo), EMBED_BATCH):
         batch = todo[i:i + EMBED_BATCH]
         vecs = embedder.embed_documents([c.index_text for c in batch])
+        kill_point("embed")
         vectors.upsert([c.chunk_id for c in batch], vecs, [_meta(c) for c in batch])
+        kill_point("chroma")
         bar.update(i + len(batch))
     bar.close()
     ids_hash = hashlib.sha256("\n".join(ids).encode()).hexdigest()
     current = current_generation(store.index_dir)
     if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection_name(embedder.model_id):
-        from pipeline.index.bm25 import Bm25Index
-
         from pipeline.enrich.links import link_questions
+        from pipeline.index.bm25 import Bm25Index
+        from pipeline.index.tokenize import tokenize
 
         gen = store.index_dir / f"gen-{time.time_ns()}"
         gen.mkdir(parents=True)
+        tokens = [t if t is not None else tokenize(c.index_text) for c, t in zip(chunks, tokens)]
         bm25 = Bm25Index.build(ids, tokens)
         bm25.save(gen / "bm25")
         links = link_questions(chunks, tokens, bm25)
         chunks = [c.model_copy(update={"chapter_paths": links[c.chunk_id]}) if c.chunk_id in links else c
                   for c in chunks]
         write_catalog(gen / "chunks.sqlite", chunks)
+        kill_point("publish")
         publish(store.index_dir, gen, {"ids_hash": ids_hash, "count": len(ids), "embed_model": embedder.model_id,
                                        "collection": collection_name(embedder.model_id), "dim": embedder.dim})
     return {"manifest": len(ids), "bm25": len(ids), "vectors": vectors.count(), "embedded": len(todo),

@@ -10,7 +10,7 @@ from pipeline.models import Block, CleanDoc, ParsedDoc, Question, Section, Statu
 
 def test_rule_order():
     assert [r.__name__ for r in DEFAULT_RULES] == [
-        "repeated_bands", "pattern_lines", "watermark", "toc_pages", "join_lines", "tables_to_fields",
+        "repeated_bands", "pattern_lines", "watermark", "markup", "toc_pages", "join_lines", "tables_to_fields",
         "formulas_to_text", "questions", "sections"]
     assert all(r.__doc__ for r in DEFAULT_RULES)
 

@@ -30,7 +30,7 @@ def test_gen_test_data_flag_is_off():
 
 
 def test_cases_present():
-    assert {"textbook_header_footer", "paper_2019", "note_markdown"} <= set(CASES)
+    assert {"textbook_header_footer", "paper_2019", "note_markdown", "paper_with_answers"} <= set(CASES)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -58,7 +58,7 @@ def test_paper_case_facts(rules):
     assert [(q.number, q.qtype, q.answer is not None) for q in doc.questions] == [
         (1, "choice", True), (2, "choice", True), (3, "choice", False), (41, "comprehensive", True)]
     assert all(q.year == 2019 for q in doc.questions)
-    assert doc.questions[2].options == {"A": "56", "B": "57", "C": "58", "D": "60"}
+    assert doc.questions[2].options == {"A": "9", "B": "10", "C": "11", "D": "12"}
     assert "（1）" in doc.questions[3].text and "（2）" in doc.questions[3].text
     assert doc.sections[0].text.startswith("考生注意事项")
 
@@ -70,6 +70,20 @@ def test_note_case_facts(rules):
     assert "算法：快速排序；平均：O(nlog n)；最坏：O(n^2)；稳定性：不稳定" in text
     assert "$O(\\log_2 n)$" in doc.sections[1].formulas
     assert "目录" not in [s.chapter_path[-1] for s in doc.sections] and "公众号" not in text
+
+
+def test_paper_with_answers_case_facts(rules):
+    """A paper, its key and comprehensive answer, then the same year's title with the explanations."""
+    doc = clean(rules, "paper_with_answers")
+    assert [(q.year, q.number, q.answer) for q in doc.questions] == [(2020, 1, "B"), (2020, 2, "B"),
+                                                                     (2020, 41, "（1）头插法逐个摘下结点插入头结点之后。\n（2）O(n)。")]
+    assert doc.questions[1].analysis.startswith("考查哈夫曼树。") and doc.questions[1].options["B"] == "19"
+    assert doc.questions[0].pages == [1, 3] and doc.questions[0].sources[0].parts == ["text", "options", "answer",
+                                                                                      "analysis"]
+    text = render_markdown(doc)
+    for noise in ("研芝士", "淘宝店铺", "考研党之家", "第 1 页"):
+        assert noise not in text
+    assert doc.removed == {"pattern_lines": 1, "repeated_bands": 3, "sections": 2, "watermark": 1}
 
 
 def clean(rules, case: str) -> CleanDoc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pipeline.clean.rules.markup import markup
 from pipeline.clean.rules.pattern_lines import pattern_lines
 from pipeline.clean.rules.repeated_bands import band_key, repeated_bands
 from pipeline.clean.rules.toc_pages import toc_pages
@@ -100,11 +101,11 @@ def test_watermark_rule(make_work, lines_of):
     assert work.removed["watermark"] == 4
 
 
-def test_watermark_default_is_off(make_work, lines_of, rules):
-    assert rules.watermarks == []
-    work = make_work([Block(text="王")])
+def test_shipped_watermark(make_work, lines_of, rules):
+    assert rules.watermarks == ["研芝士计算机考研"]  # the diagonal watermark of the 2023 paper and answers
+    work = make_work([Block(text="研芝士计算机考研\n水印之间的正文。\n研芝士计算机考研【解析】略。\n研")])
     watermark(work)
-    assert lines_of(work) == ["王"]
+    assert lines_of(work) == ["水印之间的正文。", "【解析】略。"]
 
 
 def test_toc_page_with_title_dropped(make_work, lines_of):
@@ -149,3 +150,24 @@ def test_toc_title_in_running_text_does_not_drop_page(make_work, lines_of):
     work = make_work(blocks, pages=7)
     toc_pages(work)
     assert len(lines_of(work)) == 2
+
+
+def test_markup_images_and_html(make_work, lines_of):
+    blocks = [Block(text="![系统层次](.\\imgs-OS\\1系统层次.png)\n![image-20240729175204777](./imgs/a.png)\n"
+                         '<div align="center"> <img src="https://x/a.png" width="500"/> </div><br>\n'
+                         '2<sup>10</sup>B，P<sub>1</sub>，<span style="color:orange">重点</span>，<u>异或</u>\n'
+                         '<img src="./1.png" alt="1主存储器" style="zoom:50%;" />\nif (x<p && y>0) 外存->内存'),
+              Block(kind="code", text="#include <stdio.h>\n<div>不动</div>")]
+    work = make_work(blocks)
+    markup(work)
+    assert lines_of(work) == ["系统层次", "2^10B，P1，重点，异或", "1主存储器", "if (x<p && y>0) 外存->内存",
+                              "#include <stdio.h>\n<div>不动</div>"]
+    assert work.removed["markup"] == 2
+
+
+def test_page_footer_with_running_title_and_bullets(make_work, lines_of):
+    blocks = [Block(text="2021年计算机408统考真题第 9 页，共9 页 · 009·\n• 003 •\n第2页是本讲的重点，要记住。", page=9)]
+    work = make_work(blocks)
+    pattern_lines(work)
+    assert lines_of(work) == ["第2页是本讲的重点，要记住。"]
+

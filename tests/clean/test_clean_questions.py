@@ -91,12 +91,13 @@ def test_split_paper(make_work, lines_of):
     assert q1.text == "栈的特点是（  ）。" and q1.options["B"] == "后进先出" and q1.answer == "B"
     assert q2.options == {"A": "快速排序", "B": "堆排序", "C": "归并排序", "D": "希尔排序"}
     assert q2.answer == "C" and q2.analysis == "归并排序是稳定的。\n1. 解析中的步骤不是新答案"
-    assert q41.qtype == "comprehensive" and q41.options == {} and q41.pages == [2]
+    assert q41.qtype == "comprehensive" and q41.options == {} and q41.pages == [2, 3]  # question and answer
     assert q41.text == "（10分）已知一个带头结点的单链表。\n（1）给出算法思想。\n（2）给出算法实现。"
     assert q41.answer == "（1）双指针。\n（2）代码略。"
     assert q41.chapter_path == [TITLE, "二、综合应用题"]
-    assert lines_of(work) == ["考生注意事项：", "1．答题前填写姓名。", "2．考试结束后交回。", "第1～40小题，每小题2分，共80分。"]
-    assert work.blocks[-1].chapter_path == [TITLE, "一、单项选择题"]
+    assert lines_of(work) == ["考生注意事项：", "1．答题前填写姓名。", "2．考试结束后交回。",
+                              "一、单项选择题：第1～40小题，每小题2分，共80分。", "二、综合应用题", "参考答案"]
+    assert work.blocks[3].chapter_path == [TITLE, "一、单项选择题"]
     assert work.kind == "paper"
 
 
@@ -148,5 +149,6 @@ def test_answer_entries_without_markers(make_work):
                           "参考答案", "1．本题考查栈。\n3. 这不是第3题的答案，因为第2题还没有出现", "2．B", "3．解析：略。答案：A")
     work = make_work(blocks, kind="paper", title=TITLE)
     questions(work)
-    assert [(q.number, q.answer) for q in work.questions] == [(1, "本题考查栈。\n3. 这不是第3题的答案，因为第2题还没有出现"),
-                                                               (2, "B"), (3, "A")]
+    # a choice entry without a letter is all analysis
+    assert [(q.number, q.answer, q.analysis) for q in work.questions] == [
+        (1, None, "本题考查栈。\n3. 这不是第3题的答案，因为第2题还没有出现"), (2, "B", None), (3, "A", "略。")]

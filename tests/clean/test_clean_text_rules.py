@@ -63,11 +63,17 @@ def test_join_lines_merges_ocr_line_blocks(make_work, lines_of):
     assert lines_of(work) == ["单链表的结点除存放元素自身的信息外，还需要存放一个指向其后继的指针。", "通常用头指针L来标识一个单链表。"]
 
 
-def test_join_lines_leaves_text_pages_blocks_and_code_alone(make_work, lines_of):
-    blocks = [Block(text="第一段没有句号", page=1), Block(text="第二段", page=1), Block(kind="code", text="a\nb", page=1)]
-    work = make_work(blocks, pages=1)
+def test_join_lines_merges_a_paragraph_cut_into_two_pdf_blocks(make_work, lines_of):
+    """A PDF block ending mid-sentence at full width continues in the next block of the page; a
+    closed sentence, a short line, a list item, another page or a code block stay apart."""
+    blocks = [Block(text="这一段在 PDF 里被切成了两块，前一块结束在半句话的中", page=1), Block(text="间。", page=1),
+              Block(text="图 A-2", page=1), Block(text="第二段没有句号但是很长", page=1),
+              Block(text="1. 列表项", page=1), Block(text="下一页的长长长长长长长", page=2),
+              Block(kind="code", text="a\nb", page=2)]
+    work = make_work(blocks, pages=2)
     join_lines(work)
-    assert lines_of(work) == ["第一段没有句号", "第二段", "a\nb"]
+    assert lines_of(work) == ["这一段在 PDF 里被切成了两块，前一块结束在半句话的中间。", "图 A-2", "第二段没有句号但是很长", "1. 列表项",
+                              "下一页的长长长长长长长", "a\nb"]
 
 
 def test_row_line():

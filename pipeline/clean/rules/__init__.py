@@ -6,6 +6,7 @@ docstring; patterns and thresholds come from ``pipeline/clean/rules.yaml``.
 
 from pipeline.clean.rules.formulas_to_text import formulas_to_text
 from pipeline.clean.rules.join_lines import join_lines
+from pipeline.clean.rules.markup import markup
 from pipeline.clean.rules.pattern_lines import pattern_lines
 from pipeline.clean.rules.questions import questions
 from pipeline.clean.rules.repeated_bands import repeated_bands
@@ -18,6 +19,7 @@ DEFAULT_RULES = (
     repeated_bands,
     pattern_lines,
     watermark,
+    markup,
     toc_pages,
     join_lines,
     tables_to_fields,
@@ -26,5 +28,5 @@ DEFAULT_RULES = (
     sections,
 )
 
-__all__ = ["DEFAULT_RULES", "repeated_bands", "pattern_lines", "watermark", "toc_pages", "join_lines",
+__all__ = ["DEFAULT_RULES", "repeated_bands", "pattern_lines", "watermark", "markup", "toc_pages", "join_lines",
            "tables_to_fields", "formulas_to_text", "questions", "sections"]

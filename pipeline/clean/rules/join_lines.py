@@ -65,11 +65,40 @@ def merge_ocr_lines(work: Work) -> list[WBlock]:
     return out
 
 
+def merge_wrapped_blocks(work: Work) -> list[WBlock]:
+    """A paragraph the PDF cut into two blocks: merge a body text block into the previous one of the
+    same page and chapter_path when the previous one's last line does not end a paragraph (no closing
+    punctuation, at least ``short_line_ratio`` of the page's widest body line) and the next one's
+    first line is neither a list item nor verbatim."""
+    t, patterns = work.rules.thresholds, work.rules.list_item_patterns
+    widest: dict = {}
+    for b in work.blocks:
+        if b.kind == "text" and b.band == "body" and b.page is not None:
+            widest[b.page] = max([widest.get(b.page, 0)] + [width(s) for s in b.lines if not is_verbatim(s)])
+    out: list[WBlock] = []
+    for b in work.blocks:
+        prev = out[-1] if out else None
+        if (prev is not None and b.page is not None and b.kind == prev.kind == "text" and b.band == prev.band == "body"
+                and prev.page == b.page and prev.chapter_path == b.chapter_path and prev.lines and b.lines
+                and not is_verbatim(prev.lines[-1]) and not is_verbatim(b.lines[0])
+                and not ends_paragraph(prev.lines[-1], widest[b.page], t.short_line_ratio)
+                and not starts_any(patterns, b.lines[0].strip())):
+            prev.lines = prev.lines + b.lines
+            prev.tables += b.tables
+            prev.formulas += b.formulas
+        else:
+            out.append(b)
+    return out
+
+
 def join_lines(work: Work) -> None:
     """Join wrapped lines of each text block into paragraphs (see ``join_paragraphs``); a line
     narrower than ``thresholds.short_line_ratio`` (default 0.7) of the widest line ends a
-    paragraph. Headings, tables and code blocks are left alone. Nothing is removed."""
+    paragraph. Blocks holding one paragraph cut in two are merged first (OCR'd lines, see
+    ``merge_ocr_lines``; PDF blocks, see ``merge_wrapped_blocks``). Headings, tables and code blocks
+    are left alone. Nothing is removed."""
     work.blocks = merge_ocr_lines(work)
+    work.blocks = merge_wrapped_blocks(work)
     for b in work.blocks:
         if b.kind == "text":
             b.lines = join_paragraphs(b.lines, work.rules.list_item_patterns, work.rules.thresholds.short_line_ratio)

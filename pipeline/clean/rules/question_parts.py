@@ -10,9 +10,11 @@ from typing import Optional
 from pipeline.clean.rules.base import full_match, glue, rx
 
 _LETTERS = "ABCD"
-_CHOICE_ANSWER = re.compile(r"^\s*([A-D]{1,4})(?![A-Za-z])[\s。.，,；;]*")
+_CHOICE_ANSWER = re.compile(r"^\s*([A-D]{1,4})(?![A-Za-z])(?=$|[\s。.，,；;])[\s。.，,；;]*")  # not "A、B 错误"
 _COMPACT_PAIR = re.compile(r"(\d{1,2})\s*[.．、:：]?\s*([A-D]{1,4})(?![A-Za-z])")
 _CHOSEN = re.compile(r"(?:故|所以|因此|应)?选\s*([A-D]{1,4})(?![A-Za-z])|答案(?:为|是|应为)\s*([A-D]{1,4})(?![A-Za-z])")
+_LEAD_LETTERS = re.compile(r"^([A-D]{1,4})(?![A-Za-z])[ \t]*(?:[。.．，,；;、:：]|\n)\s*(?=\S)")
+_BARE_ANSWER = re.compile(r"([A-D]{1,4})[\s。.]*")
 _COMPACT_RANGE = re.compile(r"^(\d{1,2})\s*[～~\-—–至]\s*(\d{1,2})\s*[:：.．、]?\s*([A-D]+)$")
 
 
@@ -57,8 +59,9 @@ def split_markers(qr, text: str) -> tuple[str, Optional[str], Optional[str]]:
     return text[:z.start()], clean_piece(text[a.end():]) if a else None, clean_piece(analysis)
 
 
-def _letter(m: re.Match) -> str:
-    return next((g for g in m.groups() if g), "")
+def option_letter(m: re.Match) -> str:
+    """The option letter an ``option_pattern`` match names (upper case)."""
+    return next((g for g in m.groups() if g), "").upper()
 
 
 def parse_options(option_pattern: str, body: str) -> tuple[str, dict[str, str]]:
@@ -69,11 +72,11 @@ def parse_options(option_pattern: str, body: str) -> tuple[str, dict[str, str]]:
     best: list[re.Match] = []
     best_key = (0, False, -1)
     for i, m in enumerate(marks):
-        if _letter(m) != "A":
+        if option_letter(m) != "A":
             continue
         chain = [m]
         for n in marks[i + 1:]:
-            if len(chain) < len(_LETTERS) and _letter(n) == _LETTERS[len(chain)] and n.start() >= chain[-1].end():
+            if len(chain) < len(_LETTERS) and option_letter(n) == _LETTERS[len(chain)] and n.start() >= chain[-1].end():
                 chain.append(n)
         key = (len(chain), not body[:m.start()].rstrip(" \t") or body[:m.start()].rstrip(" \t").endswith("\n"),
                m.start())
@@ -87,8 +90,14 @@ def parse_options(option_pattern: str, body: str) -> tuple[str, dict[str, str]]:
         joined = ""
         for piece in value.split("\n"):
             joined = glue(joined, piece.strip())
-        options[_letter(m)] = joined.strip()
+        options[option_letter(m)] = joined.strip()
     return body[:best[0].start()].rstrip(), options
+
+
+def has_line_options(qr, body: str) -> bool:
+    """Options A–D (at least two) whose A starts a line — an explanation's "A、B 错误" does not count."""
+    stem, options = parse_options(qr.option_pattern, body)
+    return len(options) >= 2 and (not stem or "\n" in body[len(stem):len(body) - len(body[len(stem):].lstrip())])
 
 
 def compact_answers(line: str) -> dict[int, str]:
@@ -104,21 +113,11 @@ def compact_answers(line: str) -> dict[int, str]:
     return {}
 
 
-def looks_like_answer_start(qr, rest: str) -> bool:
-    """Does an answer-section line (after its number) start an answer: a marker, option letter(s),
-    a sub-part ``（1）``, or nothing?"""
-    s = rest.strip()
-    if not s or _CHOICE_ANSWER.match(s) or rx(qr.subpart_pattern).match(s):
-        return True
-    m = first_match(qr.answer_markers + qr.analysis_markers, s)
-    return bool(m and m.start() == 0)
-
-
 def answer_entry(qr, text: str, qtype: str) -> tuple[Optional[str], Optional[str]]:
     """``(answer, analysis)`` from one answer-section entry. Without an answer marker a choice
     answer is the leading letters (the rest is analysis) or the letter of a closing ``故选B`` (the
-    whole text is analysis), and any other answer is the whole text; text before a marker that
-    nothing else claims is analysis."""
+    whole text is analysis; a choice entry with no letter at all is all analysis), and any other
+    answer is the whole text; text before a marker that nothing else claims is analysis."""
     body, answer, analysis = split_markers(qr, text)
     body = body.strip()
     if answer is None and body:
@@ -128,11 +127,44 @@ def answer_entry(qr, text: str, qtype: str) -> tuple[Optional[str], Optional[str
             answer, body = m.group(1), body[m.end():].strip()
         elif chosen:
             answer = "".join(chosen[-1])  # "……故选B。": the letter is the answer, the text the analysis
-        else:
+        elif qtype == "comprehensive":
             answer, body = body, ""
-    if analysis is None and body:
-        analysis = body
-    return tidy_answer(answer), clean_piece(analysis)
+    if body:
+        analysis = f"{body}\n{analysis}" if analysis else body
+    return split_choice_answer(tidy_answer(answer), clean_piece(analysis), qtype)
+
+
+def split_choice_answer(answer: Optional[str], analysis: Optional[str], qtype: str
+                        ) -> tuple[Optional[str], Optional[str]]:
+    """A choice answer written as ``A。程序中……`` → answer ``A``, the rest goes first in the analysis."""
+    m = _LEAD_LETTERS.match(answer or "") if qtype != "comprehensive" else None
+    if not m:
+        return answer, analysis
+    rest = answer[m.end():].strip()
+    return m.group(1), (f"{rest}\n{analysis}" if analysis else rest)
+
+
+def read_item(qr, text: str, qtype: str, role: str) -> tuple[str, dict[str, str], Optional[str], Optional[str]]:
+    """``(stem, options, answer, analysis)`` of one numbered entry. Text before the first
+    answer/analysis marker is a stem when it has options A–D (choice) or is followed by an answer
+    marker; in a ``question`` entry it always is, unless it is only letters (an answer key ``1．B``).
+    Otherwise (an ``answer`` entry: after 参考答案, in an answer booklet) it is read by
+    ``answer_entry``. A choice answer ``A。因为……`` is split into the letter and the analysis."""
+    body, answer, analysis = split_markers(qr, text)
+    stem, options = body, {}
+    if qtype != "comprehensive" and (role == "question" or has_line_options(qr, body)):
+        stem, options = parse_options(qr.option_pattern, body)
+    bare = _BARE_ANSWER.fullmatch(stem.strip())
+    if not options and (bare or (role == "answer" and (answer is None or not stem.strip()))):
+        z2 = None
+        if bare:
+            answer = answer or bare.group(1)
+        elif answer is None:
+            answer, z2 = answer_entry(qr, body, qtype)
+        analysis = "\n".join(p for p in (z2, analysis) if p) or None
+        stem = ""
+    answer, analysis = split_choice_answer(tidy_answer(answer), clean_piece(analysis), qtype)
+    return stem.strip(), options, answer, analysis
 
 
 def tidy_answer(answer: Optional[str]) -> Optional[str]:
@@ -156,10 +188,30 @@ def is_answer_title(qr, line: str) -> bool:
     return full_match(qr.answer_section_titles, line)
 
 
-def number_match(qr, line: str) -> Optional[tuple[int, str]]:
-    """``(number, rest of line)`` for a line starting with a question number."""
-    m = rx(qr.number_pattern).match(line)
-    return (int(m.group(1)), line[m.end():].strip()) if m else None
+def number_match(qr, line: str, pattern: Optional[str] = None) -> Optional[tuple[int, str]]:
+    """``(number, rest of line)`` for a line starting with a question number (``number_pattern``
+    unless another ``pattern`` is given; spaces inside the number, as OCR leaves them, are ignored)."""
+    m = rx(pattern or qr.number_pattern).match(line)
+    if not m:
+        return None
+    return int(re.sub(r"\s", "", m.group(1))), line[m.end():].strip()
+
+
+def paper_start_year(qr, line: str) -> Optional[int]:
+    """The year of a paper's title line (``2010 年全国硕士研究生入学统一考试``), else None."""
+    s = line.strip()
+    m = rx(qr.paper_start_pattern).match(s) if len(s) <= 120 else None
+    year = int(m.group(1)) if m else 0
+    return year if 1978 <= year <= 2099 else None
+
+
+def looks_like_answer(qr, rest: str) -> bool:
+    """Does a numbered line's rest start an answer: option letter(s), a sub-part ``（1）`` or a marker?"""
+    s = rest.strip()
+    if _CHOICE_ANSWER.match(s) or rx(qr.subpart_pattern).match(s):
+        return True
+    m = first_match(qr.answer_markers + qr.analysis_markers, s)
+    return bool(m and m.start() == 0)
 
 
 def source_name(source: str) -> str:
