@@ -8,7 +8,7 @@ from pipeline.clean.rules.base import Work, glue
 from pipeline.models import Table
 
 _ROW = re.compile(r"^\s*\|?(.*?)\|?\s*$")
-_SEP = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_SEP = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def cell(text: str) -> str:
