@@ -138,7 +138,8 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
         kill_point("chroma")
         bar.update(i + len(batch))
     bar.close()
-    ids_hash = hashlib.sha256("\n".join(ids).encode()).hexdigest()
+    # the generation is rebuilt when the chunk set or the BM25 parameters change
+    ids_hash = hashlib.sha256(("\n".join(ids) + f"\nk1={settings.bm25_k1} b={settings.bm25_b}").encode()).hexdigest()
     current = current_generation(store.index_dir)
     if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection_name(embedder.model_id):
         from pipeline.enrich.links import link_questions
@@ -148,7 +149,7 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
         gen = store.index_dir / f"gen-{time.time_ns()}"
         gen.mkdir(parents=True)
         tokens = [t if t is not None else tokenize(c.index_text) for c, t in zip(chunks, tokens)]
-        bm25 = Bm25Index.build(ids, tokens)
+        bm25 = Bm25Index.build(ids, tokens, k1=settings.bm25_k1, b=settings.bm25_b)
         bm25.save(gen / "bm25")
         links = link_questions(chunks, tokens, bm25)
         chunks = [c.model_copy(update={"chapter_paths": links[c.chunk_id]}) if c.chunk_id in links else c
