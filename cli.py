@@ -36,52 +36,65 @@ def _fail(msg: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def _print_reports(reports, quiet: bool) -> bool:
-    """Per-document status line (worst over the stages) plus error lines; returns True if any failed."""
+def _print_reports(reports, quiet: bool, manifest=None) -> dict[str, int]:
+    """One line per file on stdout, its worst status over the stages (``failed`` < ``partial`` <
+    ``skipped`` < ``success``), with the skip reason and the file's other names; then every error
+    line on stderr, ``file (第N页): stage: cause``. Returns how many files ended in each status."""
     order = {"failed": 0, "partial": 1, "skipped": 2, "success": 3}
-    worst: dict[str, tuple[str, str]] = {}
+    worst: dict[str, tuple[str, str, str]] = {}
     lines: list[str] = []
     for rep in reports:
         for d in rep.docs:
-            key = d.source
             st = d.status.value
-            if key not in worst or order[st] < order[worst[key][0]]:
-                worst[key] = (st, d.detail)
+            if d.source not in worst or order[st] < order[worst[d.source][0]]:
+                worst[d.source] = (st, d.detail, d.doc_id)
             lines += [e.line() for e in d.errors]
-    for source, (st, _) in worst.items():
-        typer.echo(f"{st:<8} {source}")
+    for source in sorted(worst):
+        st, detail, doc_id = worst[source]
+        entry = manifest.documents.get(doc_id) if manifest is not None and doc_id else None
+        others = [s for s in entry.sources if s != source] if entry else []
+        note = f": {detail}" if st == "skipped" and detail else ""
+        note += f" (also as: {', '.join(others)})" if others else ""
+        typer.echo(f"{st:<8} {source}{note}")
     for line in dict.fromkeys(lines):
         typer.echo(f"  {line}", err=True)
-    return any(st == "failed" for st, _ in worst.values())
+    tally = dict.fromkeys(order, 0)
+    for st, _, _ in worst.values():
+        tally[st] += 1
+    return tally
 
 
 def _run_stages(stages: list[str], raw_dir: Optional[Path], data_dir: Optional[Path], force: bool, quiet: bool,
-                abort_on_error: bool) -> None:
+                abort_on_error: bool, wait: float = 0.0) -> None:
+    """Run ``stages`` under the data-dir lock. Exit 1 if any file failed (the others are finished first,
+    unless ``abort_on_error``), 1 if another writer holds the lock after ``wait`` seconds, 130 on Ctrl-C."""
     import time
 
-    from pipeline.models import DocReport, StageReport, Status
-    from pipeline.store import LockBusy, Store
+    from pipeline.models import StageReport, Status
+    from pipeline.store import LockBusy, ManifestError, Store
+    from pipeline.testhooks import kill_point
 
     s = _settings(data_dir)
     store = Store(s.data_dir)
     started = time.monotonic()
+    reports: list = []
+    counts = None
     try:
-        with store.lock():
+        with store.lock(wait=wait):
+            store.sweep()
             manifest = store.load_manifest()
-            reports = []
             if raw_dir is not None:
                 from pipeline.parse.stage import discover
 
                 doc_ids, problems = discover(raw_dir, store, manifest)
                 store.save_manifest(manifest)
                 reports.append(StageReport(stage="discover", docs=problems))
-                if problems and abort_on_error:
-                    _print_reports(reports, quiet)
-                    raise typer.Exit(1)
+                kill_point("discovered")
             else:
                 doc_ids = sorted(manifest.documents)
-            counts = None
             for stage in stages:
+                if abort_on_error and any(r.failed for r in reports):
+                    break
                 kw = dict(force=force, quiet=quiet, abort_on_error=abort_on_error)
                 if stage == "parse":
                     from pipeline.parse.stage import run
@@ -96,27 +109,35 @@ def _run_stages(stages: list[str], raw_dir: Optional[Path], data_dir: Optional[P
                     from pipeline.index.stage import run
                     rep, counts = run(store, manifest, doc_ids, s, **kw)
                 reports.append(rep)
-                if abort_on_error and rep.failed:
-                    break
             store.save_manifest(manifest)
-    except LockBusy as exc:
+    except (LockBusy, ManifestError) as exc:
         _fail(str(exc))
-    failed = _print_reports(reports, quiet)
-    n = len({d.source for r in reports for d in r.docs})
-    summary = f"{n} file(s), {sum(1 for r in reports for d in r.docs if d.status == Status.FAILED)} failure(s)"
+    except KeyboardInterrupt:
+        typer.echo("\nInterrupted: finished documents are kept; run the same command again to continue.", err=True)
+        raise typer.Exit(130)
+    tally = _print_reports(reports, quiet, manifest)
+    summary = f"{sum(tally.values())} file(s): " + ", ".join(f"{tally[st]} {st}" for st in
+                                                             ("success", "partial", "skipped", "failed") if tally[st])
+    if abort_on_error and tally["failed"]:
+        summary += " (stopped at the first failure: --abort-on-error)"
     if counts:
         summary += f"; chunks {counts['manifest']} (vectors {counts['vectors']}, newly embedded {counts['embedded']}, removed {counts['deleted']})"
     typer.echo(f"{summary}; {time.monotonic() - started:.1f}s")
-    if failed:
+    if tally["failed"]:
         raise typer.Exit(1)
 
 
 @app.command()
 def ingest(raw_dir: Annotated[Path, typer.Argument(help="Folder with PDFs, scans, notes.", exists=True, file_okay=False)],
            data_dir: DataDir = None, force: Force = False, quiet: Quiet = False,
-           abort_on_error: Annotated[bool, typer.Option("--abort-on-error", help="Stop at the first failure.")] = False):
-    """Parse → clean → enrich → index every supported file under RAW_DIR (only what changed)."""
-    _run_stages(["parse", "clean", "enrich", "index"], raw_dir, data_dir, force, quiet, abort_on_error)
+           abort_on_error: Annotated[bool, typer.Option("--abort-on-error", help="Stop at the first file that fails (default: finish the others, then exit 1).")] = False,
+           wait: Annotated[float, typer.Option("--wait", min=0, help="If another ingest holds the data dir, wait up to this many seconds for it (default: exit 1 at once).")] = 0.0):
+    """Parse → clean → enrich → index every supported file under RAW_DIR (only what changed).
+
+    Prints one line per file (success / partial / failed / skipped) and each problem as "file (第N页): stage: cause" on stderr; the same lines go to data/manifest.json.
+
+    Exit 0 when nothing failed; 1 when a file failed (the others are still ingested) or another ingest is running; 130 on Ctrl-C (finished documents are kept; re-run to continue)."""
+    _run_stages(["parse", "clean", "enrich", "index"], raw_dir, data_dir, force, quiet, abort_on_error, wait)
 
 
 def _stage_command(name: str):
@@ -181,7 +202,7 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
     if as_json:
         out = result.model_dump(include={"question", "answer", "refused", "hits"})
         keep = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
-                "kind", "year", "number", "citation", "chapter_paths")
+                "kind", "year", "number", "citation", "chapter_paths", "sources")
         out["hits"] = [{k: h[k] for k in keep} for h in out["hits"]]
         if result.note:
             out["note"] = result.note
@@ -242,7 +263,8 @@ def questions(chapter: Annotated[Optional[str], typer.Option("--chapter", help="
     _, retriever = _retriever(data_dir)
     qs = retriever.catalog.all_questions()
     if chapter:
-        qs = [q for q in qs if any(chapter in h for p in (q.chapter_paths or []) + [q.chapter_path] for h in p)]
+        # a question tests the section it links to best (the others are shown, not used to filter)
+        qs = [q for q in qs if any(chapter in h for p in q.chapter_paths[:1] + [q.chapter_path] for h in p)]
     rows = [{"year": q.year, "number": q.number, "qtype": q.qtype, "text": q.text, "chapter_paths": q.chapter_paths,
              "source": q.source, "pages": q.pages} for q in qs]
     if as_json:
@@ -304,9 +326,9 @@ def status(as_json: Json = False, data_dir: DataDir = None):
 
     meta = current_generation(store.index_dir)
     if meta:
-        from pipeline.index.stage import live_docs, open_vectors
+        from pipeline.index.stage import collect
 
-        counts["manifest_chunks"] = sum(len(d.chunks) for d in live_docs(store, manifest))
+        counts["manifest_chunks"] = len(collect(store, manifest)[0])
         _, retriever = _retriever(data_dir)
         counts["bm25_chunks"] = len(retriever.bm25)
         counts["catalog_chunks"] = len(retriever.catalog)
@@ -323,6 +345,8 @@ def status(as_json: Json = False, data_dir: DataDir = None):
 
 
 if __name__ == "__main__":
+    # Typer turns Ctrl-C inside a command into exit 130 silently; ingest catches it itself to say what
+    # was kept. This catches the rest: Ctrl-C before Typer took over (e.g. during imports).
     try:
         app()
     except KeyboardInterrupt:
