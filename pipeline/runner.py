@@ -3,6 +3,10 @@
 A document is redone for a stage when its input hash (raw bytes, or the upstream artifact's hash),
 the stage's config hash or the stage's code version changed, when it failed last time, or with
 ``force``. The manifest is saved after each document, so an interrupted run resumes where it stopped.
+
+Order per document: work → artifact written atomically (store.write) → manifest record saved. A crash
+before the record is saved only costs redoing that document; a record never points at a missing or
+half-written artifact. Every error message is made one line here, whatever raised it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pydantic import BaseModel
 from pipeline.models import DocReport, ErrorItem, StageReport, Status
 from pipeline.progress import Progress
 from pipeline.store import DocEntry, Manifest, StageRecord, Store
+from pipeline.testhooks import kill_point
 
 PREVIOUS = {"parse": None, "clean": "parse", "enrich": "clean", "index": "enrich"}
 
@@ -51,25 +56,34 @@ def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], w
         in_hash = input_hash(entry, stage)
         if in_hash is None:
             report.docs.append(DocReport(doc_id=doc_id, source=source, status=Status.SKIPPED,
-                                         detail=f"skipped: {PREVIOUS[stage]} failed"))
+                                         detail=f"not run: {PREVIOUS[stage]} failed"))
             continue
         if not force and is_current(store, entry, stage, config_hash, code_version):
             rec = entry.stages[stage]
-            report.docs.append(DocReport(doc_id=doc_id, source=source, status=Status(rec.status), detail="unchanged"))
+            report.docs.append(DocReport(doc_id=doc_id, source=source, status=Status(rec.status),
+                                         errors=rec.error_items, detail="unchanged"))
             continue
         try:
             artifact = work(entry)
             status = Status(getattr(artifact, "status", Status.SUCCESS))
             errors: list[ErrorItem] = list(getattr(artifact, "errors", []))
+            for e in errors:
+                e.message = one_line(e.message)
+            if errors and status == Status.SUCCESS:  # never success while errors are listed
+                status = Status.PARTIAL
+                artifact.status = status
+            kill_point(f"{stage}:before_write")
             out_hash = store.write(stage, doc_id, artifact)
+            kill_point(f"{stage}:after_write")
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # one bad document never stops the others
             status, out_hash = Status.FAILED, ""
-            errors = [ErrorItem(file=source, stage=stage, message=_one_line(exc))]
+            errors = [ErrorItem(file=source, stage=stage, message=one_line(exc))]
         entry.stages[stage] = StageRecord(input_hash=in_hash, config_hash=config_hash, code_version=code_version,
                                           output_hash=out_hash, status=status.value,
-                                          errors=[e.line() for e in errors], finished_at=time.time())
+                                          errors=[e.line() for e in errors], error_items=errors,
+                                          finished_at=time.time())
         store.save_manifest(manifest)
         report.docs.append(DocReport(doc_id=doc_id, source=source, status=status, errors=errors, detail="done"))
         if abort_on_error and status == Status.FAILED:
@@ -79,6 +93,12 @@ def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], w
     return report
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-    return text[:300]
+def one_line(exc: object, limit: int = 300) -> str:
+    """A message as one line: first non-empty line (exception class name if there is none), cut at ``limit``."""
+    text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    if not text and isinstance(exc, BaseException):
+        text = exc.__class__.__name__
+    elif type(exc).__module__ == "builtins" and not isinstance(exc, OSError) and isinstance(exc, BaseException):
+        text = f"{exc.__class__.__name__}: {text}"  # KeyError: 'x' says more than 'x'
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

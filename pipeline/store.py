@@ -7,7 +7,13 @@ Layout under ``data_dir``::
     cleaned/<doc_id>.json      CleanDoc (+ <doc_id>.md for a human to read)
     enriched/<doc_id>.json     EnrichedDoc
     index/docs/<doc_id>.json   IndexedDoc (the chunks)
-    index/chroma/, index/bm25/ the two search engines
+    index/chroma/, index/gen-*/ the two search engines (a BM25 + catalog generation, see catalog.py)
+    .lock                      held by the one writer (ingest or a stage command); holds its pid
+
+Crash safety: every file is written to a temp file, fsynced, renamed over the old one, and the
+directory fsynced, so a reader sees the old or the new file, never half of one. The manifest records a
+stage as done only after that stage's artifact is written this way (runner.py). Temp files left by a
+killed writer are swept by the next writer (``sweep``).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Iterator, Optional, Type, TypeVar
 from pydantic import BaseModel, Field
 
 from pipeline import __version__
-from pipeline.models import SCHEMA_VERSION
+from pipeline.models import SCHEMA_VERSION, ErrorItem
 
 STAGES = ("parse", "clean", "enrich", "index")
 STAGE_DIRS = {"parse": "parsed", "clean": "cleaned", "enrich": "enriched", "index": "index/docs"}
@@ -57,6 +63,16 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename (or new files) in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -69,7 +85,8 @@ class StageRecord(BaseModel):
     code_version: str
     output_hash: str
     status: str
-    errors: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)  # one line each, for people reading manifest.json
+    error_items: list[ErrorItem] = Field(default_factory=list)  # the same, structured, re-reported on re-runs
     finished_at: float = 0.0
 
 
@@ -84,7 +101,8 @@ class Manifest(BaseModel):
     schema_version: int = SCHEMA_VERSION
     code_version: str = __version__
     documents: dict[str, DocEntry] = Field(default_factory=dict)
-    failures: dict[str, str] = Field(default_factory=dict)  # source -> last error line
+    failures: dict[str, str] = Field(default_factory=dict)  # source -> why it could not be read
+    skipped: dict[str, str] = Field(default_factory=dict)  # source -> why it was not ingested
 
 
 class Store:
@@ -132,30 +150,69 @@ class Store:
     def load_manifest(self) -> Manifest:
         if not self.manifest_path.exists():
             return Manifest()
-        return Manifest.model_validate_json(self.manifest_path.read_text("utf-8"))
+        try:
+            return Manifest.model_validate_json(self.manifest_path.read_text("utf-8"))
+        except ValueError as exc:
+            raise ManifestError(f"{self.manifest_path} is damaged ({str(exc).splitlines()[0]}); move it away and "
+                                "re-run ingest (every document is then redone)") from None
 
     def save_manifest(self, manifest: Manifest) -> None:
         atomic_write_text(self.manifest_path, manifest.model_dump_json(indent=1))
 
+    def sweep(self) -> list[Path]:
+        """Remove temp files of killed writers and index generations nothing points to.
+        Call only while holding ``lock`` (then no other writer owns them); returns what was removed."""
+        import shutil
+
+        dirs = [self.root, self.index_dir] + [self.root / d for d in STAGE_DIRS.values()]  # never data/raw
+        gone = [p for d in dirs if d.is_dir() for p in d.glob(".*.tmp") if p.is_file()]
+        for p in gone:
+            p.unlink(missing_ok=True)
+        current = self.index_dir / "current.json"
+        live = json.loads(current.read_text("utf-8")).get("generation") if current.exists() else None
+        for gen in self.index_dir.glob("gen-*") if self.index_dir.exists() else []:
+            if gen.name != live:
+                shutil.rmtree(gen, ignore_errors=True)
+                gone.append(gen)
+        return gone
+
     @contextmanager
-    def lock(self, wait: bool = True, timeout: float = 600.0) -> Iterator[None]:
-        """Exclusive lock on the data dir for writers; readers (ask) never take it."""
+    def lock(self, wait: float = 0.0) -> Iterator[None]:
+        """Exclusive lock on the data dir for writers (ingest, stage commands); ``ask`` never takes it,
+        it reads the last published index generation.
+
+        A second writer waits up to ``wait`` seconds (0: not at all), then raises :class:`LockBusy`
+        naming the holder's pid. The lock is an ``flock``, so the kernel drops it when its holder dies,
+        even by SIGKILL: there is never a stale lock to delete by hand."""
         self.root.mkdir(parents=True, exist_ok=True)
-        fh = open(self.root / ".lock", "w")
-        start = time.monotonic()
+        path = self.root / ".lock"
+        fh = open(path, "a+")
+        deadline = time.monotonic() + wait
         try:
             while True:
                 try:
                     fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
-                    if not wait or time.monotonic() - start > timeout:
-                        raise LockBusy(f"{self.root}: another examrag ingest is running (lock {self.root / '.lock'})")
-                    time.sleep(0.5)
+                    if time.monotonic() >= deadline:
+                        fh.seek(0)
+                        holder = fh.read().strip() or "unknown"
+                        waited = f" after waiting {wait:g}s" if wait else ""
+                        raise LockBusy(f"another ingest is writing to {self.root} ({holder}){waited}; let it finish, "
+                                       "or pass --wait SECONDS to wait for it") from None
+                    time.sleep(0.2)
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"pid {os.getpid()}, since {time.strftime('%H:%M:%S')}")
+            fh.flush()
             yield
         finally:
             fh.close()
 
 
 class LockBusy(RuntimeError):
+    pass
+
+
+class ManifestError(RuntimeError):
     pass

@@ -1,0 +1,46 @@
+"""Named points in ``ingest`` where a crash test can kill or pause the process. No effect unless set.
+
+``EXAMRAG_TEST_KILL_AT=<point>[@n]``
+    SIGKILL this process the n-th time (default: first) ``<point>`` is reached: no cleanup, no
+    ``finally``, exactly like the OOM killer or a power cut (minus the page cache).
+``EXAMRAG_TEST_PAUSE_AT=<point>[@n]`` with ``EXAMRAG_TEST_PAUSE_FILE=<flag file>``
+    write this process's pid to ``<flag file>``, then wait until the test deletes it (at most 120 s),
+    so a test can act while ingest is mid-way (SIGINT, ``ask``, a second ingest, delete a file).
+
+Points, in the order ingest reaches them:
+``discovered`` (raw dir scanned, manifest saved; cli.py), ``<stage>:before_write`` (a document's
+work is done, its artifact not written) and ``<stage>:after_write`` (artifact written, manifest not yet
+saved) for stage parse/clean/enrich/index (runner.py), ``embed`` (a batch embedded, not yet in Chroma),
+``chroma`` (a batch written to Chroma), ``publish`` (BM25 + catalog built, not yet published)
+(index/stage.py).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+_seen: dict[tuple[str, str], int] = {}
+
+
+def _hit(kind: str, spec: str, point: str) -> bool:
+    name, _, nth = spec.partition("@")
+    if name != point:
+        return False
+    _seen[kind, point] = _seen.get((kind, point), 0) + 1
+    return _seen[kind, point] == int(nth or 1)
+
+
+def kill_point(point: str) -> None:
+    """Call at a named point; kills or pauses the process when a test asked for it."""
+    kill = os.environ.get("EXAMRAG_TEST_KILL_AT")
+    if kill and _hit("kill", kill, point):
+        os.kill(os.getpid(), signal.SIGKILL)
+    pause, flag = os.environ.get("EXAMRAG_TEST_PAUSE_AT"), os.environ.get("EXAMRAG_TEST_PAUSE_FILE")
+    if pause and flag and _hit("pause", pause, point):
+        Path(flag).write_text(str(os.getpid()))
+        deadline = time.monotonic() + 120
+        while Path(flag).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
