@@ -105,6 +105,8 @@ class Retriever:
         self.catalog = Catalog(gen / "chunks.sqlite")
         self._gen = gen
         self._bm25 = None
+        if settings.retrieval_mode != "vector":
+            _ = self.bm25  # open (memory-map) now: an ingest publishing a new generation may delete this one
         self._vectors = None
         self._embedder = embedder
         self._index_dir = index_dir
@@ -164,6 +166,7 @@ class Retriever:
             exact.sort(key=lambda c: (-("解析" in c.text), -len(c.text), c.source))
             result.exact_question = bool(exact)
         lists: list[tuple[list[str], float]] = []
+        raw_scores: list[tuple[str, float]] = []
         if mode in ("hybrid", "bm25"):
             mask = None
             if chapters:
@@ -172,13 +175,17 @@ class Retriever:
             bm = self.bm25.search(tokenize_query(question, self.bm25.vocab), top_n=s.top_n, allowed=mask)
             result.best_bm25 = bm[0][1] if bm else 0.0
             lists.append(([cid for cid, _ in bm], s.bm25_weight if mode == "hybrid" else 1.0))
+            raw_scores = bm
         if mode in ("hybrid", "vector"):
             where = {"chapter": {"$in": chapters}} if chapters else None
             vec = self.vectors.query(self.embedder.embed_query(question), top_n=s.top_n, where=where)
             result.best_cosine = vec[0][1] if vec else 0.0
             lists.append(([cid for cid, _ in vec], s.vector_weight if mode == "hybrid" else 1.0))
-        fused = rrf(lists, k=s.rrf_k)
-        ranked: list[tuple[str, float]] = [(c.chunk_id, 1.0) for c in exact]
+            raw_scores = vec
+        # one engine: its own scores (BM25 score or cosine); hybrid: the fused RRF score
+        fused = rrf(lists, k=s.rrf_k) if mode == "hybrid" else raw_scores
+        top = max((score for _, score in fused), default=0.0)
+        ranked: list[tuple[str, float]] = [(c.chunk_id, top + 1.0) for c in exact]  # above every search hit
         ranked += [(cid, score) for cid, score in fused if cid not in {c.chunk_id for c in exact}]
         chunks = self.catalog.by_ids([cid for cid, _ in ranked[: top_k * 3]])  # ids absent here are ghosts
         for cid, score in ranked:

@@ -19,6 +19,8 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Protocol, Sequence, runtime_checkable
 
+from pipeline.store import sha256_file
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -46,14 +48,6 @@ class Embedder(Protocol):
 
 class ModelFileError(RuntimeError):
     """A packaged model file is missing or is not the file we verified."""
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _normalize(x: "np.ndarray") -> "np.ndarray":

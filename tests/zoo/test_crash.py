@@ -131,9 +131,8 @@ def test_sigkill_during_ocr_then_rerun_with_real_models(killed_mid_ocr):
     assert hits[0]["source"].endswith(SCAN.name)
 
 
-@pytest.mark.xfail(strict=True, reason="OCR pool workers outlive a SIGKILLed parent: OcrRunner's worker initializer "
-                   "should set prctl(PR_SET_PDEATHSIG, SIGKILL) (pipeline/parse/stage.py, not this issue's file)")
 def test_sigkill_during_ocr_leaves_no_worker_behind(killed_mid_ocr):
+    """OCR workers set PR_SET_PDEATHSIG, so they die with a SIGKILLed parent."""
     assert killed_mid_ocr[-1] == []
 
 
