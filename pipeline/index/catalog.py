@@ -32,6 +32,7 @@ def write_catalog(path: Path, chunks: list[Chunk]) -> None:
                    [(i, c.chunk_id, c.doc_id, c.chapter, c.kind, c.year, c.number, c.model_dump_json())
                     for i, c in enumerate(chunks)])
     db.execute("CREATE INDEX chunks_yn ON chunks (year, number)")
+    db.execute("CREATE INDEX chunks_chapter ON chunks (chapter)")
     db.commit()
     db.close()
 
@@ -49,6 +50,7 @@ class Catalog:
 
     def __init__(self, path: Path):
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._chapters: Optional[list[str]] = None  # distinct chapter paths, read once per generation
 
     def __len__(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
@@ -71,11 +73,9 @@ class Catalog:
 
     def matching_chapters(self, needle: str) -> list[str]:
         """Joined chapter paths with a heading that contains ``needle``."""
-        out = []
-        for (chapter,) in self.db.execute("SELECT DISTINCT chapter FROM chunks"):
-            if any(needle in h for h in chapter.split(PATH_SEP)):
-                out.append(chapter)
-        return out
+        if self._chapters is None:
+            self._chapters = [c for (c,) in self.db.execute("SELECT DISTINCT chapter FROM chunks")]
+        return [c for c in self._chapters if any(needle in h for h in c.split(PATH_SEP))]
 
     def positions_in(self, chapters: list[str]) -> list[int]:
         q = f"SELECT pos FROM chunks WHERE chapter IN ({','.join('?' * len(chapters))})"

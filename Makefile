@@ -1,0 +1,31 @@
+# Benchmarks (see BENCHMARKS.md). Each target prints tables and writes bench/results/<name>.json.
+PY ?= .venv/bin/python
+
+.PHONY: bench bench-ingest bench-profile bench-query bench-cold bench-cuts bench-quality bench-scaling benchmarks-md
+
+bench:            ## everything, then BENCHMARKS.md's tables (~60-80 min on 2 cores)
+	bash bench/run_all.sh
+
+bench-ingest:     ## full ingest of ../shared/eval/corpus into a fresh dir, per stage (~10 min)
+	$(PY) bench/bench_ingest.py
+
+bench-profile:    ## py-spy profile of the slowest ingest stage
+	$(PY) bench/profile_ingest.py
+
+bench-query:      ## warm p50/p95 at corpus size, 20k, 200k; rank_bm25; cold ask
+	$(PY) bench/bench_query.py
+
+bench-cold:       ## only the cold `ask --no-llm` part (~1-2 min)
+	$(PY) bench/bench_query.py --only-cold
+
+bench-cuts:       ## prototypes of the cold-start cuts (USE caches, numpy vector search), ~1 min
+	$(PY) bench/bench_cold_cuts.py
+
+bench-quality:    ## hit@k / MRR: ours vs TF-IDF and rank_bm25 baselines, enrichment on/off
+	$(PY) bench/bench_quality.py
+
+bench-scaling:    ## 1x/4x/16x corpus: index and query time, bench/results/scaling.png
+	$(PY) bench/bench_scaling.py
+
+benchmarks-md:    ## regenerate the generated tables in BENCHMARKS.md from bench/results/*.json
+	$(PY) bench/write_benchmarks.py

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Run every benchmark in order; each prints its tables and writes bench/results/<name>.json.
+# A full run takes ~60-80 min on 2 busy cores (ingest ~10 min, query ~30 min the first time,
+# quality ~5 min, scaling ~20 min); the synthetic data dirs under $BENCH_WORK (/tmp/examrag_bench)
+# are reused by later runs. Benchmarks are not tests: nothing asserts a time.
+#
+#   bash bench/run_all.sh            # everything
+#   bash bench/run_all.sh --no-ingest  # reuse the last ingest (or a copy of $BENCH_INGESTED)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PY="${PY:-.venv/bin/python}"
+"$PY" -m pip install -q -r requirements/bench.txt
+if [[ "${1:-}" != "--no-ingest" ]]; then
+  "$PY" bench/bench_ingest.py
+  "$PY" bench/profile_ingest.py
+fi
+"$PY" bench/bench_quality.py
+"$PY" bench/bench_query.py
+"$PY" bench/bench_scaling.py
+"$PY" bench/bench_cold_cuts.py
+"$PY" bench/write_benchmarks.py
