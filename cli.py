@@ -1,7 +1,8 @@
 """examrag command line: thin wrappers that call one stage's run() and print text or --json.
 
 Exit codes: 0 success; 1 something failed (other files still processed; or the LLM was unavailable and
-only passages were printed; or an unknown --chapter); 2 usage error; 130 interrupted.
+only passages were printed; or an unknown --chapter; or another ingest holds the data dir); 2 usage error;
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _run_stages(stages: list[str], raw_dir: Optional[Path], data_dir: Optional[P
     unless ``abort_on_error``), 1 if another writer holds the lock after ``wait`` seconds, 130 on Ctrl-C."""
     import time
 
-    from pipeline.models import StageReport, Status
+    from pipeline.models import StageReport
     from pipeline.store import LockBusy, ManifestError, Store
     from pipeline.testhooks import kill_point
 

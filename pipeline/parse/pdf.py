@@ -9,12 +9,18 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from pipeline.models import Block, ErrorItem, PageInfo, Status, Table
-from pipeline.parse.garble import GarbleThresholds, classify_page, repeated_lines, strip_lines
-from pipeline.parse.headings import numbering
+from pipeline.parse.garble import GarbleThresholds, expects_cjk, judge_page, repeated_lines, strip_lines
+from pipeline.parse.headings import (HEADING_SIZE_RATIO, RANKED, assign_levels, drop_repeated_headings, exam_section,
+                                     heading_level, merge_title_lines, plausible_heading, usable_outline)
 
 BAND = 0.08  # top/bottom share of the page height treated as header/footer band
-HEADING_SIZE_RATIO = 1.15  # a line this much larger than body text is a heading candidate
-TABLE_MIN_RULES = 4  # a page needs this many ruling lines before we pay for find_tables()
+TABLE_MIN_RULES = 3  # horizontal and vertical ruling lines a page needs before we pay for find_tables()
+VECTOR_GLYPH_MIN_ITEMS = 200  # filled path items on a text-less page: glyphs drawn as outlines
+SCAN_COVER = 0.5  # an image covering this share of the page is a scan …
+SCAN_TEXT_FACTOR = 5  # … whose text layer needs this many times garble_min_chars to be trusted
+MIN_OUTLINE_ENTRIES = 3  # an outline with fewer entries (often just the title) does not replace the heuristics
+SCAN_LAYER_COVER = 0.9  # text over an image covering this much of the page is an OCR'd layer
+PAGE_BODY_MIN_CHARS = 200  # a page with this much text judges headings against its own body size
 
 os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
 
@@ -24,18 +30,41 @@ class ParseError(Exception):
 
 
 def open_pdf(path: Path, password: Optional[str]):
+    """Open ``path`` as a PDF, or raise ParseError with a one-line reason (not a PDF, damaged beyond
+    repair, encrypted without the right EXAMRAG_PDF_PASSWORD, no pages).
+
+    Damaged files MuPDF can repair (broken xref, truncated) are opened (``doc.is_repaired``); MuPDF's
+    own messages are kept off stderr and its first complaint is quoted when the file cannot be used.
+    MuPDF sniffs content, so e.g. an HTML page saved as x.pdf would open: it is refused here."""
     import pymupdf as fitz
 
+    fitz.TOOLS.mupdf_display_errors(False)
+    fitz.TOOLS.mupdf_warnings(reset=True)
+
+    def why(default: str) -> str:
+        first = next((ln for ln in fitz.TOOLS.mupdf_warnings().splitlines() if ln.strip()), "")
+        return re.sub(r"^(format|syntax) error: ", "", first.strip()) or default
+
     try:
-        doc = fitz.open(path)
+        doc = fitz.open(path, filetype="pdf")
     except Exception as exc:  # fitz raises FileDataError / RuntimeError variants
-        raise ParseError(f"not a readable PDF ({exc.__class__.__name__}: {str(exc).strip() or 'damaged file'})")
-    if doc.needs_pass:
-        if not password or not doc.authenticate(password):
-            raise ParseError("PDF is encrypted; set EXAMRAG_PDF_PASSWORD to the password" if not password
-                             else "PDF is encrypted and EXAMRAG_PDF_PASSWORD does not open it")
-    if doc.page_count == 0:
-        raise ParseError("PDF has no pages")
+        with open(path, "rb") as fh:
+            head = fh.read(5)
+        kind = "damaged PDF, cannot be repaired" if head == b"%PDF-" else "not a PDF"
+        raise ParseError(f"{kind} ({why(exc.__class__.__name__)})") from None
+    problem = ""
+    if not doc.is_pdf:
+        fmt = (doc.metadata or {}).get("format") or "another format"
+        problem = f"not a PDF: the file is {fmt} named .pdf; give it its real extension"
+    elif doc.needs_pass and not (password and doc.authenticate(password)):
+        problem = ("PDF is encrypted; set EXAMRAG_PDF_PASSWORD to its password" if not password
+                   else "PDF is encrypted and EXAMRAG_PDF_PASSWORD does not open it")
+    elif doc.page_count == 0:
+        problem = f"damaged PDF, no page could be recovered ({why('empty page tree')})" if doc.is_repaired \
+            else "PDF has no pages"
+    if problem:
+        doc.close()
+        raise ParseError(problem)
     return doc
 
 
@@ -69,9 +98,33 @@ def _page_blocks(page) -> list[dict]:
     return out
 
 
+def _ruling(page) -> tuple[int, int]:
+    """(horizontal, vertical) ruling segments at least 10 pt long: lines, hairline rectangles, and
+    the sides of boxes."""
+    h = v = 0
+    for d in page.get_cdrawings():
+        for it in d.get("items", ()):
+            if it[0] == "l":
+                (x0, y0), (x1, y1) = it[1], it[2]
+                if abs(y0 - y1) < 1 and abs(x0 - x1) >= 10:
+                    h += 1
+                elif abs(x0 - x1) < 1 and abs(y0 - y1) >= 10:
+                    v += 1
+            elif it[0] == "re":
+                x0, y0, x1, y1 = it[1]
+                w, ht = abs(x1 - x0), abs(y1 - y0)
+                if ht < 2 and w >= 10:
+                    h += 1
+                elif w < 2 and ht >= 10:
+                    v += 1
+                elif w >= 10 and ht >= 10:
+                    h, v = h + 2, v + 2
+    return h, v
+
+
 def _tables(page) -> list[tuple[tuple, Table]]:
-    rules = [d for d in page.get_drawings() if any(it[0] in ("l", "re") for it in d["items"])]
-    if sum(len(d["items"]) for d in rules) < TABLE_MIN_RULES:
+    h, v = _ruling(page)
+    if h < TABLE_MIN_RULES or v < TABLE_MIN_RULES:  # a frame or an underline is not a grid
         return []
     found = []
     for t in page.find_tables().tables:
@@ -86,6 +139,54 @@ def _inside(inner, outer, slack: float = 2.0) -> bool:
             and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
 
 
+def _image_cover(page) -> float:
+    """Share of the page covered by images (a scan may come as several strips)."""
+    area = page.rect.width * page.rect.height or 1.0
+    total = 0.0
+    for img in page.get_images(full=True):
+        try:
+            rects = page.get_image_rects(img[0])
+        except Exception:  # noqa: BLE001 - damaged image references: no coverage
+            continue
+        total += sum(abs(r & page.rect) for r in rects)
+    return min(1.0, total / area)
+
+
+def _vector_glyphs(page) -> bool:
+    """Text drawn as filled outlines (e.g. "Microsoft: Print To PDF" without fonts): many filled paths."""
+    items = 0
+    for d in page.get_cdrawings():
+        if d.get("fill") is not None:
+            items += len(d.get("items", ()))
+            if items >= VECTOR_GLYPH_MIN_ITEMS:
+                return True
+    return False
+
+
+def page_verdicts(doc, source: str, th: GarbleThresholds) -> list[tuple[PageInfo, str]]:
+    """Per page: PageInfo with the text-layer verdict, and the reason, without OCR.
+
+    Lines repeated on most pages (a seller's footer, "第 N 页，共 M 页") are ignored when judging,
+    so a page whose only text is such a footer counts as having no text."""
+    raw = [doc[i].get_text("text") for i in range(doc.page_count)]
+    boiler = repeated_lines(raw) if doc.page_count >= 3 else set()
+    expect_cjk = expects_cjk(doc, raw, source)
+    out = []
+    for i in range(doc.page_count):
+        page = doc[i]
+        text = strip_lines(raw[i], boiler)
+        n = len(re.sub(r"\s+", "", text))
+        has_image = bool(page.get_images(full=False))
+        visible = has_image or (n < th.min_chars and _vector_glyphs(page))
+        verdict, why = judge_page(text, has_image=visible, expect_cjk=expect_cjk, th=th)
+        if verdict == "good" and has_image and n < th.min_chars * SCAN_TEXT_FACTOR:
+            cover = _image_cover(page)
+            if cover >= SCAN_COVER:
+                verdict, why = "missing", f"only {n} chars of text over a scan covering {cover:.0%} of the page"
+        out.append((PageInfo(number=i + 1, verdict=verdict), why))
+    return out
+
+
 OcrPages = Callable[[Path, list[int]], dict[int, object]]
 
 
@@ -96,26 +197,19 @@ def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThr
     mean confidence), or to the exception that page raised; it is only given pages whose text layer
     is not good, all at once, so it can spread them over processes."""
     doc = open_pdf(path, password)
-    raw = [doc[i].get_text("text") for i in range(doc.page_count)]
-    boiler = repeated_lines(raw) if doc.page_count >= 3 else set()
-    expect_cjk = bool(re.search(r"[\u4e00-\u9fff]", source)) or any(
-        len(re.findall(r"[\u4e00-\u9fff]", t)) > 30 for t in raw)
-    toc = doc.get_toc(simple=True)
+    pages = [info for info, _ in page_verdicts(doc, source, th)]
+    toc = usable_outline(doc.get_toc(simple=True))
+    authoritative = len(toc) >= MIN_OUTLINE_ENTRIES
     toc_by_page: dict[int, list[tuple[int, str]]] = {}
     for level, title, pno in toc:
-        if pno >= 1:
-            toc_by_page.setdefault(pno, []).append((level, title.strip()))
-    pages: list[PageInfo] = []
-    for i in range(doc.page_count):
-        has_image = bool(doc[i].get_images(full=False))
-        verdict = classify_page(strip_lines(raw[i], boiler), has_image=has_image or not raw[i].strip(),
-                                expect_cjk=expect_cjk, th=th)
-        pages.append(PageInfo(number=i + 1, verdict=verdict))
+        toc_by_page.setdefault(pno, []).append((level, title))
     need = [p.number for p in pages if p.verdict != "good"]
     ocr_results = ocr_pages(path, need) if need else {}
     errors: list[ErrorItem] = []
     page_blocks: list[tuple[int, list[dict], bool]] = []  # (page no, blocks, from_ocr)
     for info in pages:
+        if info.number % 100 == 0:
+            _free_cache()  # keeps memory flat on long documents
         if info.verdict == "good":
             page = doc[info.number - 1]
             pb = _page_blocks(page)
@@ -124,7 +218,8 @@ def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThr
                 pb.append({"table": table, "bbox": bbox, "text": "", "size": 0, "bold": False})
             pb.sort(key=lambda b: (round(b["bbox"][1]), b["bbox"][0]))
             info.chars = sum(len(b["text"]) for b in pb)
-            page_blocks.append((info.number, pb, False))
+            # a text layer over a full-page scan was made by OCR: its font sizes say nothing
+            page_blocks.append((info.number, pb, _image_cover(page) >= SCAN_LAYER_COVER))
             continue
         result = ocr_results.get(info.number, ([], 0.0))
         if isinstance(result, BaseException):
@@ -140,22 +235,37 @@ def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThr
         page_blocks.append((info.number, [{"text": t, "bbox": bb, "size": 0, "bold": False} for t, bb in lines], True))
     heights = {i + 1: doc[i].rect.height for i in range(doc.page_count)}
     body_size = _body_size(page_blocks)
+    marked = [(pno, _mark_headings(pb, pno, heights[pno], body_size, toc_by_page.get(pno, []), authoritative,
+                                   from_ocr)) for pno, pb, from_ocr in page_blocks]
+    drop_repeated_headings(marked)
+    assign_levels(marked)
     blocks: list[Block] = []
-    for pno, pb, from_ocr in page_blocks:
-        blocks.extend(_to_blocks(pb, pno, heights[pno], body_size, toc_by_page.get(pno, []), bool(toc), from_ocr))
-    title = (doc.metadata or {}).get("title") or ""
+    for pno, (pb, pending) in marked:
+        blocks.extend(_to_blocks(pb, pno, heights[pno], pending))
+    merge_title_lines(blocks)
+    title = pdf_title(doc)
     doc.close()
+    _free_cache()
     return pages, blocks, errors, title
 
 
-def _body_size(page_blocks) -> float:
+def _free_cache() -> None:
+    """Empty MuPDF's resource cache (fonts, images; up to 256 MB) after each document: without
+    it a long ingest grows to ~400 MB on the 408 corpus, with it stays ~100-160 MB."""
+    import pymupdf
+
+    pymupdf.TOOLS.store_shrink(100)
+
+
+def _body_size(page_blocks, min_chars: int = 1) -> float:
+    """The font size most text is set in (0.0 when there are fewer than ``min_chars`` characters)."""
     sizes: Counter = Counter()
     for _, pb, from_ocr in page_blocks:
         if not from_ocr:
             for b in pb:
                 if b.get("size"):
                     sizes[b["size"]] += len(b["text"])
-    return sizes.most_common(1)[0][0] if sizes else 0.0
+    return sizes.most_common(1)[0][0] if sizes and sum(sizes.values()) >= min_chars else 0.0
 
 
 def _norm(s: str) -> str:
@@ -182,21 +292,43 @@ def _merge_lines(pb: list[dict]) -> list[dict]:
     return out
 
 
-def _to_blocks(pb, pno, height, body_size, toc_entries, has_toc, from_ocr) -> list[Block]:
-    out: list[Block] = []
+def _mark_headings(pb, pno, height, body_size, toc_entries, authoritative, from_ocr):
+    """Decide headings block by block before lines are merged, so a heading never swallows body
+    text. Returns (blocks with a "heading" level where one was found, outline entries not found)."""
     pending = list(toc_entries)
     marked = []
-    for b in pb:  # decide headings line by line before merging, so a heading never swallows body text
+    body_size = _body_size([(pno, pb, from_ocr)], PAGE_BODY_MIN_CHARS) or body_size
+    for b in pb:
         band = _band(b["bbox"][1], b["bbox"][3], height)
-        if "table" not in b and band == "body":
-            level = _heading_level(b["text"].strip(), b, body_size, pending, has_toc, from_ocr)
-            if level is not None:
-                b = {**b, "heading": level}
-        marked.append(b)
-    where = [_band(b["bbox"][1], b["bbox"][3], height) for b in marked]
-    merged = ([b for b, w in zip(marked, where) if w == "top"]
-              + _merge_lines([b for b, w in zip(marked, where) if w == "body"])
-              + [b for b, w in zip(marked, where) if w == "bottom"])
+        if "table" in b or band != "body":
+            marked.append(b)
+            continue
+        text = b["text"].strip()
+        sec = None if authoritative else exam_section(text.split("\n", 1)[0])
+        if sec:  # "一、单项选择题：第1～40小题…": the title becomes a heading; the line stays text as written
+            head, rest = sec
+            if from_ocr or not body_size:
+                marked.append({**b, "text": head, "heading": 2, "exam": True})
+            else:
+                bigger = b["size"] >= body_size * HEADING_SIZE_RATIO
+                marked.append({**b, "text": head, "heading": RANKED, "exam": True,
+                               "rank_size": b["size"] if bigger else 0.0})
+            if rest:
+                marked.append(b)
+            elif "\n" in text:
+                marked.append({**b, "text": text.split("\n", 1)[1]})
+            continue
+        level = heading_level(text, b, body_size, pending, authoritative, from_ocr)
+        marked.append({**b, "heading": level} if level is not None else b)
+    return marked, pending
+
+
+def _to_blocks(pb, pno, height, pending) -> list[Block]:
+    out: list[Block] = []
+    where = [_band(b["bbox"][1], b["bbox"][3], height) for b in pb]
+    merged = ([b for b, w in zip(pb, where) if w == "top"]
+              + _merge_lines([b for b, w in zip(pb, where) if w == "body"])
+              + [b for b, w in zip(pb, where) if w == "bottom"])
     for b in merged:
         band = _band(b["bbox"][1], b["bbox"][3], height)
         if "table" in b:
@@ -213,22 +345,13 @@ def _to_blocks(pb, pno, height, body_size, toc_entries, has_toc, from_ocr) -> li
     return missing + out
 
 
-def _heading_level(text, b, body_size, pending, has_toc, from_ocr) -> Optional[int]:
-    if "\n" in text and len(text) > 40:
-        return None
-    key = _norm(text)
-    for entry in pending:
-        if _norm(entry[1]) == key:
-            pending.remove(entry)
-            return entry[0]
-    if has_toc:
-        return None  # the outline is the authority when present
-    num = numbering(text)
-    if from_ocr or not body_size:
-        return num[1] if num and num[0] in ("chapter", "part", "decimal", "section") else None
-    bigger = b["size"] >= body_size * HEADING_SIZE_RATIO
-    if num and (bigger or b["bold"] or num[0] in ("chapter", "part")):
-        return num[1]
-    if bigger and len(key) <= 30 and key[-1:] not in "。；，：？！":
-        return 1 if b["size"] >= body_size * 1.5 else 2
-    return None
+def pdf_title(doc) -> str:
+    """The metadata title when it is the document's title: readable, and found on the first pages
+    (Word leaves titles such as "第一章" from a template; some are mojibake). Else ""."""
+    title = re.sub(r"\s+", " ", (doc.metadata or {}).get("title") or "").strip()
+    if len(_norm(title)) < 4 or not plausible_heading(title):
+        return ""
+    if judge_page(title * 3, has_image=False, expect_cjk=False, th=GarbleThresholds(min_chars=1))[0] != "good":
+        return ""
+    head = _norm("".join(doc[i].get_text("text") for i in range(min(2, doc.page_count))))
+    return title if _norm(title) in head else ""

@@ -6,7 +6,7 @@ import codecs
 import re
 
 from pipeline.models import Block
-from pipeline.parse.headings import numbering
+from pipeline.parse.headings import clean_heading, exam_section, numbering
 from pipeline.parse.pdf import ParseError
 
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -87,7 +87,7 @@ def parse_markdown(text: str) -> list[Block]:
         m = _MD_HEADING.match(line)
         if m:
             flush()
-            blocks.append(Block(kind="heading", text=m.group(2).strip(), level=len(m.group(1))))
+            blocks.append(Block(kind="heading", text=clean_heading(m.group(2)), level=len(m.group(1))))
         elif not line.strip():
             flush()
         else:
@@ -99,7 +99,7 @@ def parse_markdown(text: str) -> list[Block]:
 
 
 def parse_plain(text: str) -> list[Block]:
-    """Plain text: short numbered lines (第X章, 一、, 1.2 …) become headings."""
+    """Plain text: short numbered lines (第X章, 一、, 1.2 …) and exam section titles become headings."""
     blocks: list[Block] = []
     para: list[str] = []
 
@@ -110,6 +110,13 @@ def parse_plain(text: str) -> list[Block]:
 
     for line in text.splitlines():
         s = line.strip()
+        sec = exam_section(s) if s else None
+        if sec:  # "一、单项选择题：每小题2分…": a heading, and the line stays text as written
+            flush()
+            blocks.append(Block(kind="heading", text=sec[0], level=2))
+            if sec[1]:
+                para.append(s)
+            continue
         num = numbering(s) if s else None
         if num:
             flush()

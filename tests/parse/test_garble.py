@@ -65,3 +65,51 @@ def test_pdf_pages_take_ocr_path_exactly_where_needed(tmp_path):
     assert pages[2].ocr_confidence == pytest.approx(0.95)
     assert any("扫描内容" in b.text and b.page == 3 for b in blocks)
     assert not errors
+
+
+def test_symbol_font_glyphs_on_a_chinese_page_stay_good():
+    """Word's Symbol/Wingdings glyphs (matrix brackets, arrows) extract as U+F0xx: not junk."""
+    page = BODY * 3 + "\uf0e6\uf0e7\uf0e7\uf0e8\uf0f6\uf0f7\uf0f8" * 6 + "关键路径为0\uf0e01\uf0e02"
+    assert classify_page(page, has_image=False, expect_cjk=True, th=TH) == "good"
+    assert classify_page("\uf0e7" * 60 + "ABC", has_image=False, expect_cjk=False, th=TH) == "garbled"
+
+
+def test_cjk_read_in_the_wrong_encoding_is_garbled():
+    for wrong in (BODY.encode("utf-8").decode("gbk", errors="replace"), BODY.encode("gbk").decode("big5", errors="ignore")):
+        assert classify_page(wrong, has_image=False, expect_cjk=True, th=TH) == "garbled", wrong[:20]
+    traditional = "折半搜尋要求線性表必須採用順序儲存結構，而且表中元素按關鍵字有序排列。每次取中間位置的元素比較。"
+    assert classify_page(traditional, has_image=False, expect_cjk=True, th=TH) == "good"
+
+
+def test_latin1_mojibake_is_garbled_even_when_chinese_was_not_expected():
+    moji = BODY.encode("gbk").decode("latin-1")
+    assert classify_page(moji, has_image=False, expect_cjk=False, th=TH) == "garbled"
+    french = "La recherche dichotomique exige une liste triée et accède à l'élément du milieu à chaque étape."
+    assert classify_page(french, has_image=False, expect_cjk=False, th=TH) == "good"
+
+
+def test_latin_only_layer_of_a_chinese_paper_is_garbled():
+    """Only code, digits and Latin extract (the CJK glyphs have no Unicode): OCR the page."""
+    code = "int count = 0;\nwhile(p != NULL){\nif(count < k) count++;\nelse q = q->link; p = p->link;\n}\n0.5MB/4B=125 000"
+    assert classify_page(code, has_image=False, expect_cjk=True, th=TH) == "garbled"
+
+
+def test_blank_page_without_image_is_good_not_missing():
+    assert classify_page("  \n ", has_image=False, expect_cjk=True, th=TH) == "good"
+
+
+def test_chinese_is_expected_from_fonts_when_nothing_else_says_so():
+    """A paper whose CJK glyphs do not extract and whose file name is not Chinese is still known to be
+    Chinese from its fonts (names as found in the 408 corpus)."""
+    from pipeline.parse.garble import _cjk_font, expects_cjk
+
+    assert _cjk_font("ABCDEE+ËÎÌå", "Identity-H")  # 宋体 written in GBK, read as Latin-1
+    assert _cjk_font("*SimSun-7943-Identity-H", "Identity-H")
+    assert _cjk_font("SimSun", "UniGB-UTF16-H") and _cjk_font("KZJFCU+AdobeSongStd-Light", "Identity-H")
+    assert not _cjk_font("CIDFont+F1", "Identity-H") and not _cjk_font("TimesNewRomanPSMT", "WinAnsiEncoding")
+    assert not _cjk_font("Century Gothic", "WinAnsiEncoding")  # a Latin font despite "Gothic"
+    doc = fitz.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "int count = 0; while (p != NULL) p = p->next;", fontname="helv")
+    assert not expects_cjk(doc, [page.get_text()], "scan.pdf")
+    assert expects_cjk(doc, [""], "2009答案.pdf")  # the file name says so

@@ -18,7 +18,7 @@ from .order import lines_to_text, order_lines, row_box, row_text
 ENGINES = ("rapidocr", "paddleocr")
 _ALIASES = {"rapidocr": "rapidocr", "rapid": "rapidocr", "paddleocr": "paddleocr", "paddle": "paddleocr"}
 
-__all__ = ["ENGINES", "OcrEngine", "OcrError", "make_engine", "ocr_image", "ocr_image_lines",
+__all__ = ["ENGINES", "OcrEngine", "OcrError", "check_engine", "make_engine", "ocr_image", "ocr_image_lines",
            "order_lines", "lines_to_text"]
 
 
@@ -35,6 +35,27 @@ def make_engine(name: str = "rapidocr", **kw: Any) -> OcrEngine:
 
         return PaddleOcrEngine(**kw)
     raise OcrError(f"unknown OCR engine {name!r}: choose one of {', '.join(ENGINES)}")
+
+
+def check_engine(name: str = "rapidocr", **kw: Any) -> None:
+    """Cheap set-up check (no model loaded): raises ``OcrError`` with the reason the engine could
+    not be built, e.g. before starting worker processes that would each fail."""
+    import importlib.util
+
+    kind = _ALIASES.get((name or "rapidocr").strip().lower())
+    if kind == "rapidocr":
+        from .rapid import bundled_model_paths
+
+        bundled_model_paths()
+    elif kind == "paddleocr":
+        from .paddle import DET_DIR_SETTING, NOT_INSTALLED, REC_DIR_SETTING, check_model_dir
+
+        check_model_dir(kw.get("det_dir"), DET_DIR_SETTING)
+        check_model_dir(kw.get("rec_dir"), REC_DIR_SETTING)
+        if importlib.util.find_spec("paddleocr") is None:
+            raise OcrError(NOT_INSTALLED)
+    else:
+        raise OcrError(f"unknown OCR engine {name!r}: choose one of {', '.join(ENGINES)}")
 
 
 def _mean_confidence(lines) -> float:

@@ -6,8 +6,11 @@ Each model directory holds ``inference.yml`` (PaddleX model config: ``Global.mod
 ``build_model_dirs_from_rapidocr`` writes such directories from the PP-OCRv6 small ONNX files
 bundled in the rapidocr wheel, so the Paddle path works offline without any download.
 
-PaddleOCR is not in the base environment (it pins opencv-contrib-python, which clashes with
-rapidocr's OpenCV): install it into a separate venv with ``requirements/paddle.txt``.
+PaddleOCR is not in the base environment: paddlex[ocr-core] pins opencv-contrib-python, which
+clashes with rapidocr's opencv-python-headless (both are ``cv2``). requirements/paddle.txt installs
+it next to rapidocr with a single OpenCV (its deps, then paddlex/paddleocr with ``--no-deps``);
+``_OpenCvAlias`` lets paddlex's dependency check accept that OpenCV. Detector settings match the
+rapidocr engine, so both engines give the same text on the same page (tests/parse/test_paddle.py).
 """
 
 from __future__ import annotations
@@ -25,11 +28,15 @@ from .base import OcrError, quad_to_box, to_bgr
 
 DET_DIR_SETTING = "EXAMRAG_PADDLE_DET_DIR"
 REC_DIR_SETTING = "EXAMRAG_PADDLE_REC_DIR"
-NOT_INSTALLED = "PaddleOCR is not installed: pip install -r requirements/paddle.txt"
+NOT_INSTALLED = "PaddleOCR is not installed: see requirements/paddle.txt (two pip commands)"
 
 DET_MODEL_NAME = "PP-OCRv6_small_det"
 REC_MODEL_NAME = "PP-OCRv6_small_rec"
 DET_LIMIT_SIDE_LEN = 960  # same tuned detector input as the rapidocr engine (MODELS.md)
+# rapidocr 3.10's detector post-processing and score cut-off. PaddleOCR's own defaults (box 0.6,
+# unclip 1.5, no dilation) dropped whole lines of real scanned exam pages (e.g. 3 of 55 lines).
+DET_THRESH, DET_BOX_THRESH, DET_UNCLIP_RATIO = 0.3, 0.5, 1.6
+REC_SCORE_THRESH = 0.5
 
 PathLike = Union[str, Path]
 
@@ -46,8 +53,8 @@ def _det_yml(model_name: str = DET_MODEL_NAME) -> dict:
             {"ToCHWImage": None},
             {"KeepKeys": {"keep_keys": ["image", "shape", "polys", "ignore_tags"]}},
         ]},
-        "PostProcess": {"name": "DBPostProcess", "thresh": 0.3, "box_thresh": 0.6,
-                        "max_candidates": 1000, "unclip_ratio": 1.5},
+        "PostProcess": {"name": "DBPostProcess", "thresh": DET_THRESH, "box_thresh": DET_BOX_THRESH,
+                        "max_candidates": 1000, "unclip_ratio": DET_UNCLIP_RATIO, "use_dilation": True},
     }
 
 
@@ -143,6 +150,66 @@ def check_model_dir(path: Optional[PathLike], setting: str) -> tuple[Path, str, 
     return d, str(name), engine
 
 
+class _OpenCvAlias:
+    """``sys.meta_path`` entry that answers ``importlib.metadata`` lookups for
+    ``opencv-contrib-python`` with the OpenCV distribution actually installed.
+
+    paddlex decides whether its OCR pipeline may run by looking up the *distribution* named
+    ``opencv-contrib-python`` (pinned by paddlex[ocr-core]), although all it uses is the ``cv2``
+    module, which rapidocr's ``opencv-python-headless`` provides too (the OCR path uses no contrib
+    module). requirements/paddle.txt keeps that single OpenCV; this alias makes paddlex accept it.
+    It is installed only when no real opencv-contrib-python distribution exists."""
+
+    NAME = "opencv-contrib-python"
+
+    def __init__(self, provider: str):
+        import importlib.metadata as md
+
+        self._real = md.distribution(provider)
+
+    def find_spec(self, *args, **kwargs):  # not an import finder
+        return None
+
+    def find_distributions(self, context=None):
+        import importlib.metadata as md
+        import re as _re
+
+        name = getattr(context, "name", None)
+        if name is None or _re.sub(r"[-_.]+", "-", name).lower() != self.NAME:
+            return iter(())
+        real = self._real
+
+        class _Alias(md.Distribution):
+            def read_text(self, filename):
+                if filename == "METADATA":
+                    return f"Metadata-Version: 2.1\nName: {_OpenCvAlias.NAME}\nVersion: {real.version}\n"
+                return None
+
+            def locate_file(self, path):
+                return real.locate_file(path)
+
+        return iter([_Alias()])
+
+
+def _alias_opencv_for_paddlex() -> None:
+    import importlib.metadata as md
+    import sys
+
+    if any(isinstance(f, _OpenCvAlias) for f in sys.meta_path):
+        return
+    try:
+        md.distribution(_OpenCvAlias.NAME)
+        return  # the real one is installed
+    except md.PackageNotFoundError:
+        pass
+    for provider in ("opencv-python-headless", "opencv-python", "opencv-contrib-python-headless"):
+        try:
+            sys.meta_path.append(_OpenCvAlias(provider))
+            return
+        except md.PackageNotFoundError:
+            continue
+
+
 def _as_list(value) -> list:
     return [] if value is None else list(value)
 
@@ -156,7 +223,7 @@ class PaddleOcrEngine:
 
     name = "paddleocr"
 
-    def __init__(self, det_dir: Optional[PathLike], rec_dir: Optional[PathLike]):
+    def __init__(self, det_dir: Optional[PathLike], rec_dir: Optional[PathLike], threads: Optional[int] = None):
         det, det_name, det_engine = check_model_dir(det_dir, DET_DIR_SETTING)
         rec, rec_name, rec_engine = check_model_dir(rec_dir, REC_DIR_SETTING)
         if det_engine != rec_engine:
@@ -164,6 +231,9 @@ class PaddleOcrEngine:
                            "or both Paddle models")
         # Skip PaddleX's "which hosting platform can I download from" probe: we never download.
         os.environ.setdefault("PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK", "True")
+        # paddlex makes cache/lock folders when imported: under our cache, not ~/.paddlex
+        os.environ.setdefault("PADDLE_PDX_CACHE_HOME", str(Path.home() / ".cache" / "examrag" / "paddlex"))
+        _alias_opencv_for_paddlex()
         try:
             from paddleocr import PaddleOCR
         except ModuleNotFoundError as exc:
@@ -175,10 +245,19 @@ class PaddleOcrEngine:
             text_recognition_model_name=rec_name, text_recognition_model_dir=str(rec),
             use_doc_orientation_classify=False, use_doc_unwarping=False, use_textline_orientation=False,
             text_det_limit_type="max", text_det_limit_side_len=DET_LIMIT_SIDE_LEN,
+            text_det_thresh=DET_THRESH, text_det_box_thresh=DET_BOX_THRESH,
+            text_det_unclip_ratio=DET_UNCLIP_RATIO, text_rec_score_thresh=REC_SCORE_THRESH,
             device="cpu",
         )
         if det_engine is not None:
             kwargs["engine"] = det_engine
+            if threads is not None:
+                kwargs["engine_config"] = {"intra_op_num_threads": int(threads)}
+        elif threads is not None:
+            kwargs["cpu_threads"] = int(threads)
+        import logging
+
+        logging.getLogger("paddlex").setLevel(logging.WARNING)  # no "Creating model" lines
         try:
             self._ocr = PaddleOCR(**kwargs)
         except Exception as exc:  # noqa: BLE001 - any setup failure becomes one readable line

@@ -1,0 +1,97 @@
+"""PaddleOCR for real, offline, on model directories built from rapidocr's packaged ONNX models.
+
+PaddleOCR is NOT in the default install (requirements/paddle.txt; it pins an OpenCV that clashes
+with rapidocr's), so these tests are skipped unless ``paddleocr`` is importable. Run them in an
+environment set up as requirements/paddle.txt describes, e.g.:
+
+    /tmp/paddle-venv/bin/python -m pytest tests/parse/test_paddle.py
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import unicodedata
+
+import numpy as np
+import pymupdf as fitz
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("paddleocr") is None,
+    reason="paddleocr is not installed (optional engine, not in the default install: see requirements/paddle.txt)")
+
+QUESTION = "1. 折半查找的时间复杂度是（ ）"
+BODY = ["第九章 查找", QUESTION, "折半查找要求线性表采用顺序存储结构，", "且表中元素按关键字有序排列。"]
+
+
+def squash(s: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", s).split())
+
+
+def _page_image() -> np.ndarray:
+    doc = fitz.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="cjk", fontbuffer=fitz.Font("cjk").buffer)
+    for i, line in enumerate(BODY):
+        page.insert_text((72, 80 + 30 * i), line, fontname="cjk", fontsize=16 if i == 0 else 11)
+    pix = page.get_pixmap(dpi=150)
+    return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)[:, :, :3].copy()
+
+
+@pytest.fixture(scope="module")
+def model_dirs(tmp_path_factory):
+    from pipeline.parse.ocr.paddle import build_model_dirs_from_rapidocr
+
+    return build_model_dirs_from_rapidocr(tmp_path_factory.mktemp("paddle_models"))
+
+
+@pytest.fixture(scope="module")
+def paddle_engine(model_dirs):
+    from pipeline.parse.ocr import make_engine
+
+    return make_engine("paddleocr", det_dir=model_dirs[0], rec_dir=model_dirs[1], threads=1)
+
+
+def test_single_opencv_distribution():
+    """requirements/paddle.txt keeps rapidocr's OpenCV as the only one (no opencv-contrib-python)."""
+    names = {d.metadata["Name"].lower() for d in importlib.metadata.distributions()
+             if d.metadata["Name"] and d.metadata["Name"].lower().startswith("opencv")}
+    assert len(names) == 1, names
+
+
+def test_paddleocr_reads_a_rendered_page_like_rapidocr(paddle_engine, model_dirs):
+    from pipeline.parse.ocr import make_engine, ocr_image
+
+    img = _page_image()
+    lines, conf = ocr_image(paddle_engine, img)
+    flat = [squash(t) for t in lines]
+    assert flat == [squash(t) for t in BODY], lines
+    assert 0.8 < conf <= 1.0
+    rapid_lines, _ = ocr_image(make_engine("rapidocr", threads=1), img)
+    assert [squash(t) for t in rapid_lines] == flat  # same models, same post-processing
+
+
+def test_paddle_engine_end_to_end_through_parse(tmp_path, model_dirs):
+    """EXAMRAG_OCR_ENGINE=paddleocr: an image-only PDF page parsed through the parse stage."""
+    from pipeline.parse.stage import OcrRunner, parse_file
+    from pipeline.settings import Settings
+
+    doc = fitz.open()
+    page = doc.new_page(width=595, height=842)
+    arr = _page_image()
+    pix = fitz.Pixmap(fitz.csRGB, arr.shape[1], arr.shape[0], arr.tobytes(), False)
+    page.insert_image(page.rect, pixmap=pix)
+    path = tmp_path / "scan.pdf"
+    doc.save(path)
+    settings = Settings(data_dir=tmp_path, ocr_engine="paddleocr", ocr_workers=1,
+                        paddle_det_dir=str(model_dirs[0]), paddle_rec_dir=str(model_dirs[1]))
+    runner = OcrRunner(settings)
+    try:
+        parsed = parse_file(path, str(path), "p" * 16, settings, runner)
+    finally:
+        runner.close()
+    assert [(p.verdict, p.method) for p in parsed.pages] == [("missing", "ocr")]
+    text = squash("".join(b.text for b in parsed.blocks))
+    assert squash(QUESTION) in text and "折半查找要求线性表采用顺序存储结构" in text
+    assert not parsed.errors
