@@ -42,7 +42,7 @@ def _parse_reply(reply: str, n: int) -> dict[int, tuple[str, list[str]]]:
     for line in reply.splitlines():
         m = re.match(r"\s*【?节\s*(\d+)】?\s*[｜|]\s*(.+?)\s*[｜|]\s*(.+)$", line)
         if m and 1 <= int(m.group(1)) <= n:
-            kws = [k.strip() for k in re.split(r"[，,、；;]", m.group(3)) if k.strip()][:8]
+            kws = list(dict.fromkeys(k.strip() for k in re.split(r"[，,、；;]", m.group(3)) if k.strip()))[:8]
             out[int(m.group(1))] = (m.group(2).strip(), kws)
     return out
 
