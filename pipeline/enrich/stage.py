@@ -6,6 +6,7 @@ its sections, cached; any failure falls back to extractive for that chapter and 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Optional
 
@@ -18,7 +19,8 @@ from pipeline.store import DocEntry, Manifest, Store
 
 CODE_VERSION = "enrich-1"
 SECTION_MAX_CHARS = 500  # each section's text is cut to this in an LLM prompt
-MAX_SECTIONS_PER_CALL = 8
+REPLY_TOKENS_PER_SECTION = 100  # JSON summary + keywords measured at 45-70 tokens (1.5B)
+MAX_SECTIONS_PER_CALL = 4  # a reply of ~60 tokens per section; 8 ran past max_tokens
 
 
 def config_hash(s: Settings) -> str:
@@ -37,13 +39,28 @@ def _chapters(sections: list[Section]) -> list[list[Section]]:
     return list(groups.values())
 
 
-def _parse_reply(reply: str, n: int) -> dict[int, tuple[str, list[str]]]:
-    out = {}
-    for line in reply.splitlines():
-        m = re.match(r"\s*【?节\s*(\d+)】?\s*[｜|]\s*(.+?)\s*[｜|]\s*(.+)$", line)
-        if m and 1 <= int(m.group(1)) <= n:
-            kws = list(dict.fromkeys(k.strip() for k in re.split(r"[，,、；;]", m.group(3)) if k.strip()))[:8]
-            out[int(m.group(1))] = (m.group(2).strip(), kws)
+def _parse_reply(reply: str, n: int, paths: Optional[list[str]] = None) -> dict[int, tuple[str, list[str]]]:
+    """Section number (1-based) → (summary, keywords) from a JSON reply ``{"sections": [...]}``.
+
+    Items that carry nothing are dropped (the section then falls back to extractive): an empty or
+    heading-only summary (small models copy the heading), fewer than 2 usable keywords."""
+    start, end = reply.find("{"), reply.rfind("}")
+    try:
+        items = json.loads(reply[start:end + 1])["sections"] if start != -1 else []
+    except (ValueError, KeyError, TypeError):
+        return {}
+    out: dict[int, tuple[str, list[str]]] = {}
+    for i, item in enumerate(items[:n] if isinstance(items, list) else [], start=1):
+        if not isinstance(item, dict):
+            continue
+        summary = " ".join(str(item.get("summary") or "").split())[: prompts.SUMMARY_MAX_CHARS]
+        raw = item.get("keywords") if isinstance(item.get("keywords"), list) else []
+        kws = list(dict.fromkeys(k for k in (str(x).strip(" 。.，,") for x in raw)
+                                 if 1 < len(k) <= prompts.KEYWORD_MAX_CHARS))[:8]
+        path = paths[i - 1] if paths and i <= len(paths) else ""
+        heading_only = bool(path) and re.sub(r"[\s›：:]", "", summary) in re.sub(r"[\s›]", "", path)
+        if len(summary) >= 6 and not heading_only and len(kws) >= 2:
+            out[i] = (summary, kws)
     return out
 
 
@@ -81,9 +98,10 @@ class LlmEnricher:
         body = "\n\n".join(f"【节{j + 1}】{PATH_SEP.join(sections[i].chapter_path)}\n{sections[i].text[:SECTION_MAX_CHARS]}"
                            for j, i in enumerate(batch))
         self.cache.calls += 1
-        reply = self.llm.complete(prompts.SYSTEM, prompts.SECTIONS_TEMPLATE.format(sections=body),
-                                  max_tokens=90 * len(batch))
-        parsed = _parse_reply(reply, len(batch))
+        reply = self.llm.complete(prompts.SYSTEM, prompts.SECTIONS_TEMPLATE.format(sections=body, n=len(batch)),
+                                  max_tokens=REPLY_TOKENS_PER_SECTION * len(batch) + 40,
+                                  json_schema=prompts.sections_schema(len(batch)))
+        parsed = _parse_reply(reply, len(batch), [PATH_SEP.join(sections[i].chapter_path) for i in batch])
         for j, i in enumerate(batch):
             if j + 1 in parsed:
                 summ, kws = parsed[j + 1]
@@ -91,7 +109,7 @@ class LlmEnricher:
                 self.cache.put(keys[i], e)
             else:
                 e = extractive.enrich_text(sections[i].text)
-                e.error = "LLM reply had no line for this section; extractive fallback"
+                e.error = "LLM reply had no usable item for this section; extractive fallback"
             results[i] = e
 
 

@@ -41,8 +41,12 @@ class Llm(Protocol):
         max_tokens: int = 512,
         temperature: float = 0.1,
         on_token: Optional[TokenCallback] = None,
+        json_schema: Optional[dict] = None,
     ) -> str:
         """Return the full answer. When ``on_token`` is given, each piece of text is
         passed to it as soon as it is generated (the full text is still returned).
+        With ``json_schema`` the answer is JSON following it: a local model is held to it by a
+        grammar, an endpoint is asked for it (``response_format``); small models lose the
+        format of free-text templates, a grammar cannot be lost.
         Raises :class:`LlmError` on any failure."""
         ...

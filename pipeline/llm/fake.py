@@ -44,10 +44,11 @@ class FakeLlm:
         max_tokens: int = 512,
         temperature: float = 0.1,
         on_token: Optional[TokenCallback] = None,
+        json_schema: Optional[dict] = None,
     ) -> str:
         self.calls.append((system, user))
         self.call_kwargs.append({"max_tokens": max_tokens, "temperature": temperature,
-                                 "stream": on_token is not None})
+                                 "stream": on_token is not None, "json_schema": json_schema})
         if self._fn is not None:
             text = self._fn(system, user)
         elif self._fixed is not None:

@@ -78,6 +78,7 @@ class LocalGguf:
         max_tokens: int = 512,
         temperature: float = 0.1,
         on_token: Optional[TokenCallback] = None,
+        json_schema: Optional[dict] = None,
     ) -> str:
         messages = []
         if system:
@@ -89,7 +90,7 @@ class LocalGguf:
             t0 = time.perf_counter()
             if not self.reuse_prefix:
                 self._llama.reset()
-            for chunk in self._chunks(messages, max_tokens, temperature):
+            for chunk in self._chunks(messages, max_tokens, temperature, json_schema):
                 choices = chunk.get("choices") or []
                 text = (choices[0].get("delta") or {}).get("content") if choices else None
                 if not text:
@@ -109,17 +110,18 @@ class LocalGguf:
             }
         return "".join(pieces)
 
-    def _chunks(self, messages, max_tokens, temperature):
+    def _chunks(self, messages, max_tokens, temperature, json_schema=None):
         """Stream chunks from llama_cpp, its own failures turned into LlmError."""
         def fail(e: Exception) -> LlmError:
             if isinstance(e, ValueError):  # "Requested tokens (5000) exceed context window of 4096"
                 return LlmError(f"local LLM {self.model_id}: {one_line(e, 200)}")
             return LlmError(f"local LLM {self.model_id}: generation failed: {one_line(e, 200)}")
 
+        extra = {"response_format": {"type": "json_object", "schema": json_schema}} if json_schema else {}
         try:
             it = iter(self._llama.create_chat_completion(
                 messages=messages, max_tokens=max_tokens, temperature=temperature,
-                seed=self.seed, stream=True))
+                seed=self.seed, stream=True, **extra))
         except (ValueError, RuntimeError) as e:
             raise fail(e) from None
         while True:

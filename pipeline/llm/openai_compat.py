@@ -70,6 +70,7 @@ class OpenAICompat:
         max_tokens: int = 512,
         temperature: float = 0.1,
         on_token: Optional[TokenCallback] = None,
+        json_schema: Optional[dict] = None,
     ) -> str:
         messages = []
         if system:
@@ -77,6 +78,9 @@ class OpenAICompat:
         messages.append({"role": "user", "content": user})
         body: dict[str, Any] = {"model": self.model, "messages": messages,
                                 "max_tokens": max_tokens, "temperature": temperature}
+        if json_schema:  # OpenAI, Ollama ≥ 0.5, llama.cpp server and vLLM accept this form
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": "answer", "schema": json_schema}}
         if on_token is not None:
             body["stream"] = True
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")

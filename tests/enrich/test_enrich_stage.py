@@ -1,6 +1,7 @@
 """Enrich stage: extractive backend, LLM backend through the real interface (fake model), the cache,
 and endpoint failure falling back to extractive."""
 
+import json
 import re
 
 from pipeline.enrich import extractive
@@ -38,10 +39,25 @@ def test_extractive_document_has_sections_and_question_keywords():
     assert out.questions["2024-1"].keywords
 
 
-def test_reply_parser():
-    got = _parse_reply("节1｜讲折半查找｜折半查找，有序表，时间复杂度\n无关行\n节2|讲B树|B树、B+树", 2)
-    assert got[1] == ("讲折半查找", ["折半查找", "有序表", "时间复杂度"])
-    assert got[2] == ("讲B树", ["B树", "B+树"])
+def _json(*items):
+    return json.dumps({"sections": [{"summary": s, "keywords": k} for s, k in items]}, ensure_ascii=False)
+
+
+def test_reply_parser_reads_items_in_section_order():
+    reply = "好的：" + _json(("讲折半查找的条件和复杂度。", ["折半查找", "有序表", "时间复杂度", "折半查找"]),
+                        ("讲B树与B+树的结构。", ["B树", "B+树", " "]))
+    got = _parse_reply(reply, 2)
+    assert got[1] == ("讲折半查找的条件和复杂度。", ["折半查找", "有序表", "时间复杂度"])  # de-duplicated
+    assert got[2] == ("讲B树与B+树的结构。", ["B树", "B+树"])
+
+
+def test_reply_parser_drops_items_that_carry_nothing():
+    reply = _json(("7.2 折半查找", ["折半查找", "有序表", "二分"]),  # the heading copied as summary
+                  ("讲B树与B+树的结构。", ["B树"]),  # one keyword
+                  ("讲插入排序的稳定性。", ["插入排序", "稳定", "这是一个远远超过十二个字的关键词短语"]))
+    got = _parse_reply(reply, 3, ["第七章 查找 › 7.2 折半查找", "第七章 查找 › 7.3 树表的查找", "第八章 排序 › 8.1 插入排序"])
+    assert set(got) == {3} and got[3][1] == ["插入排序", "稳定"]
+    assert _parse_reply("not json at all", 1) == {} and _parse_reply('{"sections": 3}', 1) == {}
 
 
 def _sections_in(user):
@@ -50,7 +66,7 @@ def _sections_in(user):
 
 def _reply(system, user):
     n = _sections_in(user)
-    return "\n".join(f"节{i}｜第{i}节的摘要。｜关键词甲，关键词乙，关键词丙" for i in range(1, n + 1))
+    return _json(*[(f"第{i}节的摘要，讲了一些内容。", ["关键词甲", "关键词乙", "关键词丙"]) for i in range(1, n + 1)])
 
 
 def test_llm_backend_one_call_per_chapter_and_cache(tmp_path):
@@ -59,7 +75,9 @@ def test_llm_backend_one_call_per_chapter_and_cache(tmp_path):
     out = enrich_document(_doc(), "llm", LlmEnricher(llm, cache, 1800))
     assert len(llm.calls) == 2  # two chapters, three sections
     e = out.sections["第七章 查找 › 7.3 树表的查找"]
-    assert e.summary == "第2节的摘要。" and e.backend == "fake" and e.keywords == ["关键词甲", "关键词乙", "关键词丙"]
+    assert e.summary == "第2节的摘要，讲了一些内容。" and e.backend == "fake" and e.keywords == ["关键词甲", "关键词乙", "关键词丙"]
+    schema = llm.call_kwargs[0]["json_schema"]  # the reply is held to one item per section asked
+    assert schema["properties"]["sections"]["minItems"] == schema["properties"]["sections"]["maxItems"] == 2
     # second run: everything from the cache
     enrich_document(_doc(), "llm", LlmEnricher(llm, cache, 1800))
     assert len(llm.calls) == 2
@@ -99,5 +117,5 @@ def test_long_chapter_is_split_into_bounded_calls(tmp_path):
     sections = [Section(chapter_path=["第七章 查找", f"7.{i} 小节"], text="折半查找要求有序。" * 80) for i in range(10)]
     doc = CleanDoc(doc_id="d2", source="s", kind="textbook", sections=sections)
     enrich_document(doc, "llm", LlmEnricher(llm, EnrichCache(tmp_path / "c.sqlite"), 1800))
-    assert 3 <= len(llm.calls) <= 4  # 10 sections × 540 chars under a 1800-char cap
+    assert len(llm.calls) == 4  # 10 sections × 540 chars under a 1800-char cap: 3 + 3 + 3 + 1
     assert all(len(user) < 1800 + 400 for _, user in llm.calls)

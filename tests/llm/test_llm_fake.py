@@ -20,7 +20,7 @@ def test_fake_list_records_calls_and_streams():
     assert got == ["第", "一"]
     assert llm.complete("sys", "问2", max_tokens=8) == "第二"
     assert llm.calls == [("sys", "问1"), ("sys", "问2")]
-    assert llm.call_kwargs[1] == {"max_tokens": 8, "temperature": 0.1, "stream": False}
+    assert llm.call_kwargs[1] == {"max_tokens": 8, "temperature": 0.1, "stream": False, "json_schema": None}
     with pytest.raises(LlmError, match="no canned reply left for call 3 \\(2 given\\)"):
         llm.complete("sys", "问3")
 

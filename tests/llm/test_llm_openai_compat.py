@@ -101,7 +101,15 @@ def test_non_streaming(server):
     assert body["messages"] == [{"role": "system", "content": "系统提示"},
                                 {"role": "user", "content": "什么是页表？"}]
     assert body["max_tokens"] == 64 and body["temperature"] == 0.0
-    assert "stream" not in body
+    assert "stream" not in body and "response_format" not in body
+
+
+def test_json_schema_is_sent_as_response_format(server):
+    schema = {"type": "object", "properties": {"sections": {"type": "array"}}, "required": ["sections"]}
+    server.script = [("json", _reply('{"sections": []}'))]
+    assert _client(server).complete("s", "u", json_schema=schema) == '{"sections": []}'
+    fmt = server.requests[0]["body"]["response_format"]
+    assert fmt == {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
 
 
 def test_streaming_sse(server):
