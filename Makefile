@@ -1,7 +1,7 @@
 # Benchmarks (see BENCHMARKS.md). Each target prints tables and writes bench/results/<name>.json.
 PY ?= .venv/bin/python
 
-.PHONY: bench bench-ingest bench-profile bench-query bench-cold bench-cuts bench-quality bench-scaling benchmarks-md
+.PHONY: bench bench-ingest bench-profile bench-query bench-cold bench-cuts bench-quality bench-fusion bench-enrich bench-scaling benchmarks-md
 
 bench:            ## everything, then BENCHMARKS.md's tables (~60-80 min on 2 cores)
 	bash bench/run_all.sh
@@ -23,6 +23,12 @@ bench-cuts:       ## prototypes of the cold-start cuts (USE caches, numpy vector
 
 bench-quality:    ## hit@k / MRR: ours vs TF-IDF and rank_bm25 baselines, enrichment on/off
 	$(PY) bench/bench_quality.py
+
+bench-fusion:     ## can vectors beat BM25? RRF/linear/gated fusion, USE and e5-small re-scoring (~6 min)
+	$(PY) bench/bench_fusion.py --e5
+
+bench-enrich:     ## enrichment off / extractive / LLM (packaged 1.5B) on a dev sub-corpus (~50 min; not in `bench`)
+	$(PY) bench/bench_enrich.py
 
 bench-scaling:    ## 1x/4x/16x corpus: index and query time, bench/results/scaling.png
 	$(PY) bench/bench_scaling.py

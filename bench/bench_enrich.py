@@ -113,7 +113,9 @@ def main() -> None:
         print(C.table(["backend", "s/100 sections", "bm25 hit@5", "bm25 MRR", "hybrid hit@5", "hybrid MRR"],
                       [[r["backend"], r["s_per_100_sections"], r["bm25"]["hit@5"], r["bm25"]["mrr"],
                         r["hybrid"]["hit@5"], r["hybrid"]["mrr"]] for r in rows]))
-    C.save("enrich", {"machine": C.machine(), "files": sorted(files), "questions": [q["id"] for q in chosen],
+    command = "python bench/" + " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
+    C.save("enrich", {"command": command, "machine": C.machine(), "files": sorted(files),
+                      "questions": [q["id"] for q in chosen],
                       "max_sections": args.max_sections, "rows": rows})
 
 

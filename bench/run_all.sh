@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every benchmark in order; each prints its tables and writes bench/results/<name>.json.
 # A full run takes ~60-80 min on 2 busy cores (ingest ~10 min, query ~30 min the first time,
-# quality ~5 min, scaling ~20 min); the synthetic data dirs under $BENCH_WORK (/tmp/examrag_bench)
+# quality ~5 min, fusion ~6 min, scaling ~20 min; the LLM enrichment ablation, bench_enrich.py, ~50 min,
+# runs on its own: make bench-enrich); the synthetic data dirs under $BENCH_WORK (/tmp/examrag_bench)
 # are reused by later runs. Benchmarks are not tests: nothing asserts a time.
 #
 #   bash bench/run_all.sh            # everything
@@ -15,6 +16,7 @@ if [[ "${1:-}" != "--no-ingest" ]]; then
   "$PY" bench/profile_ingest.py
 fi
 "$PY" bench/bench_quality.py
+"$PY" bench/bench_fusion.py --e5
 "$PY" bench/bench_query.py
 "$PY" bench/bench_scaling.py
 "$PY" bench/bench_cold_cuts.py

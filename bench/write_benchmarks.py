@@ -34,7 +34,7 @@ def f1(x) -> str:
 
 def block_machine() -> str:
     rows = []
-    for name in ("ingest", "profile_parse", "profile_index", "quality", "query", "scaling", "cold_cuts"):
+    for name in ("ingest", "profile_parse", "profile_index", "quality", "fusion", "query", "scaling", "cold_cuts", "enrich"):
         r = load(name)
         if r:
             m = r["machine"]
@@ -217,6 +217,36 @@ def block_scaling() -> str:
         t(["size", "chunks", "hybrid p50/p95 ms", "hybrid+chapter", "bm25", "vector", "rank_bm25"], qrows)])
 
 
+def block_fusion() -> str:
+    r = load("fusion")
+    if not r:
+        return "_no results yet: run `python bench/bench_fusion.py --e5`_"
+    rows = [[x["system"], x["all"]["hit@1"], x["all"]["hit@5"], x["all"]["mrr"], x["non_exam"]["hit@1"],
+             x["non_exam"]["hit@5"], x["non_exam"]["mrr"]] for x in r["results"]]
+    out = t(["system", "hit@1", "hit@5", "MRR@10", "non-exam hit@1", "non-exam hit@5", "non-exam MRR@10"], rows)
+    if r.get("speeds"):
+        out += "\n\nRe-scoring models, embedding the candidate chunks (union of both top-20 lists of the 35 non-exam questions):\n\n"
+        out += t(["model", "candidate chunks", "embed s", "chunks/s"],
+                 [[k, v["candidates"], v["embed_s"], v["chunks_per_s"]] for k, v in r["speeds"].items()])
+    return out
+
+
+def block_enrich() -> str:
+    r = load("enrich")
+    if not r:
+        return "_no results yet: run `python bench/bench_enrich.py`_"
+    rows = []
+    for x in r["rows"]:
+        fb = x.get("fallbacks")
+        rows.append([x["backend"], x["sections"], f1(x["enrich_s"]), f1(x["s_per_100_sections"]), f1(x["enrich_peak_mb"]),
+                     f"{fb['fell_back']}/{fb['sections']}" if fb else "",
+                     x["bm25"]["hit@1"], x["bm25"]["hit@5"], x["bm25"]["mrr"], x["hybrid"]["hit@5"], x["hybrid"]["mrr"]])
+    head = (f"Sub-corpus: {len(r['files'])} note files, {len(r['questions'])} dev questions "
+            f"({', '.join(r['questions'])}).\n\n")
+    return head + t(["enrichment", "sections", "enrich s", "s / 100 sections", "peak MB", "LLM fallbacks",
+                     "bm25 hit@1", "bm25 hit@5", "bm25 MRR@10", "hybrid hit@5", "hybrid MRR@10"], rows)
+
+
 def block_others() -> str:
     lines = []
     for script, what in (("parse_report.py", "per-PDF parse report and gold findability after parsing"),
@@ -226,13 +256,14 @@ def block_others() -> str:
             lines.append(f"- `bench/{script}` — {what} (see its docstring for the command).")
     for p in sorted(C.RESULTS.glob("*")):
         if p.suffix in (".json", ".md", ".txt", ".png", ".svg") and not any(
-                p.name.startswith(x) for x in ("ingest", "quality", "query", "scaling", "profile_", "cold_cuts")):
+                p.name.startswith(x) for x in ("ingest", "quality", "query", "scaling", "profile_", "cold_cuts", "fusion", "enrich")):
             lines.append(f"- [bench/results/{p.name}](bench/results/{p.name})")
     return "\n".join(lines) or "_none yet_"
 
 
 BLOCKS = {"machine": block_machine, "ingest": block_ingest, "profile": block_profile, "quality": block_quality,
-          "query": block_query, "cold": block_cold, "cuts": block_cuts, "scaling": block_scaling, "others": block_others}
+          "query": block_query, "cold": block_cold, "cuts": block_cuts, "scaling": block_scaling, "others": block_others, "fusion": block_fusion,
+          "enrich": block_enrich}
 
 
 def main() -> None:
