@@ -143,16 +143,9 @@ def rank_bm25_bench(r, data_dir: Path, qs, repeat: int, synthetic: bool, tokeniz
 
         toks = load_tokens(data_dir)
     else:
-        from pipeline.index.stage import live_docs
-        from pipeline.store import Store
+        from synth import index_chunks
 
-        st = Store(data_dir)
-        seen, toks = set(), []
-        for d in live_docs(st, st.load_manifest()):
-            for c, t in zip(d.chunks, d.tokens):
-                if c.chunk_id not in seen:
-                    seen.add(c.chunk_id)
-                    toks.append(t)
+        _, toks = index_chunks(data_dir)
     assert len(toks) == len(r.bm25), (len(toks), len(r.bm25))
     t0 = time.perf_counter()
     bm = BM25Okapi(toks)

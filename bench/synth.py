@@ -29,9 +29,21 @@ import shutil
 import time
 from pathlib import Path
 
-SYNTH_VERSION = 2
+SYNTH_VERSION = 3  # 3: chunks as the index builds them (merged past-paper questions)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _SENT = re.compile(r"(?<=[。！？；!?;\n])")
+
+
+def index_chunks(data_dir: Path):
+    """(chunks, tokens) exactly as the index stage builds the live generation: per-document chunks plus
+    past-paper questions merged across documents (``pipeline.index.stage.collect``), all tokenized."""
+    from pipeline.index.stage import collect
+    from pipeline.index.tokenize import tokenize
+    from pipeline.store import Store
+
+    store = Store(data_dir)
+    chunks, tokens = collect(store, store.load_manifest())
+    return chunks, [t if t is not None else tokenize(c.index_text) for c, t in zip(chunks, tokens)]
 
 
 def load_source(data_dir: Path):
@@ -39,19 +51,12 @@ def load_source(data_dir: Path):
     import numpy as np
 
     from pipeline.index.catalog import current_generation
-    from pipeline.index.stage import live_docs
     from pipeline.index.vector import VectorStore
     from pipeline.store import Store
 
     store = Store(data_dir)
     meta = current_generation(store.index_dir)
-    chunks, tokens, seen = [], [], set()
-    for d in live_docs(store, store.load_manifest()):
-        for c, t in zip(d.chunks, d.tokens):
-            if c.chunk_id not in seen:
-                seen.add(c.chunk_id)
-                chunks.append(c)
-                tokens.append(t)
+    chunks, tokens = index_chunks(data_dir)
     vs = VectorStore.open(store.index_dir / "chroma", None, meta["collection"])
     vec = np.zeros((len(chunks), meta["dim"]), dtype=np.float32)
     pos = {c.chunk_id: i for i, c in enumerate(chunks)}
