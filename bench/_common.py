@@ -70,7 +70,9 @@ def machine() -> dict:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                 text=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+        # results written by the earlier scripts of the same run do not make the code dirty
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                     ":!bench/results", ":!BENCHMARKS.md"], cwd=ROOT,
                                     capture_output=True, text=True).stdout.strip())
     except OSError:
         commit, dirty = "", False

@@ -12,8 +12,9 @@ does), then scores fusion variants offline with ``pipeline/ask/evaluate.py``'s h
 - linear: BM25 score / best BM25 score + w · min-max-scaled cosine;
 - gated: vectors fused only when the best BM25 score is below T ("vectors where BM25 is weak");
 - a stronger model (``--e5``, ``--st-dir``) re-scoring the union of both top-20 lists, alone and fused
-  with BM25. The stronger model embeds only those candidates (≈900 chunks), not the corpus, so this
-  measures its quality without paying the full-corpus embedding time, which is also reported (chunks/s).
+  with BM25 (results with ``--st-dir`` go to bench/results/fusion_st.json). The stronger model embeds
+  only those candidates (≈900 chunks), not the corpus, so this measures its quality without paying the
+  full-corpus embedding time, which is also reported (chunks/s).
 
 Exam-question lookups (25 of 60) resolve by year/number before any engine, so they are reported apart:
 the "non-exam" columns are where fusion can matter. Writes bench/results/fusion.json.
@@ -167,7 +168,8 @@ def main() -> None:
     if speeds:
         print(json.dumps(speeds, ensure_ascii=False))
     command = "python bench/" + " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
-    C.save("fusion", {"command": command, "machine": C.machine(), "data_dir": str(data_dir),
+    # a sentence-transformers run is kept apart: it needs a model dir that `make bench` does not have
+    C.save("fusion_st" if args.st_dir else "fusion", {"command": command, "machine": C.machine(), "data_dir": str(data_dir),
                       "results": results, "speeds": speeds})
 
 

@@ -34,7 +34,7 @@ def f1(x) -> str:
 
 def block_machine() -> str:
     rows = []
-    for name in ("ingest", "profile_parse", "profile_index", "quality", "fusion", "query", "scaling", "cold_cuts", "enrich"):
+    for name in ("ingest", "profile_parse", "profile_index", "quality", "fusion", "fusion_st", "query", "scaling", "cold_cuts", "enrich"):
         r = load(name)
         if r:
             m = r["machine"]
@@ -217,10 +217,10 @@ def block_scaling() -> str:
         t(["size", "chunks", "hybrid p50/p95 ms", "hybrid+chapter", "bm25", "vector", "rank_bm25"], qrows)])
 
 
-def block_fusion() -> str:
-    r = load("fusion")
+def block_fusion(name: str = "fusion") -> str:
+    r = load(name)
     if not r:
-        return "_no results yet: run `python bench/bench_fusion.py --e5`_"
+        return f"_no results yet: run `python bench/bench_fusion.py {'--st-dir DIR' if name == 'fusion_st' else '--e5'}`_"
     rows = [[x["system"], x["all"]["hit@1"], x["all"]["hit@5"], x["all"]["mrr"], x["non_exam"]["hit@1"],
              x["non_exam"]["hit@5"], x["non_exam"]["mrr"]] for x in r["results"]]
     out = t(["system", "hit@1", "hit@5", "MRR@10", "non-exam hit@1", "non-exam hit@5", "non-exam MRR@10"], rows)
@@ -263,6 +263,7 @@ def block_others() -> str:
 
 BLOCKS = {"machine": block_machine, "ingest": block_ingest, "profile": block_profile, "quality": block_quality,
           "query": block_query, "cold": block_cold, "cuts": block_cuts, "scaling": block_scaling, "others": block_others, "fusion": block_fusion,
+          "fusion_st": lambda: block_fusion("fusion_st"),
           "enrich": block_enrich}
 
 
