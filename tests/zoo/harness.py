@@ -30,6 +30,15 @@ def ingest(raw: Path, data: Path, *args: str, env: dict | None = None) -> subpro
     return run("ingest", str(raw), "--quiet", *args, data=data, env=env)
 
 
+def _terminal_signals() -> None:
+    """Give the child SIGINT's default action, as a terminal would: a test run launched as a background
+    job (``cmd &`` in a non-interactive shell) ignores SIGINT, the child would inherit that, and
+    Python then never raises KeyboardInterrupt."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Background:
     """``cli.py`` running in the background, in its own process group (so a test can Ctrl-C the whole
     group). Output goes to files, not pipes: OCR workers inherit the parent's stdout/stderr, and a pipe
@@ -42,7 +51,7 @@ class Background:
         self._err = tempfile.TemporaryFile("w+", encoding="utf-8")
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), *args], cwd=ROOT,
                                      env=env_for(data, env), stdout=self._out, stderr=self._err,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=_terminal_signals)
         self.pid = self.proc.pid
 
     def poll(self):
