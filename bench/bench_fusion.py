@@ -72,12 +72,11 @@ def score(rows: list[dict], rank) -> dict:
     return {"all": block(rows), "non_exam": block([r for r in rows if r["kind"] != "exam_question"])}
 
 
-def rrf(lists: list[tuple[list[str], float]], k: int = 60) -> list[str]:
-    s: dict[str, float] = {}
-    for ids, w in lists:
-        for i, c in enumerate(ids):
-            s[c] = s.get(c, 0.0) + w / (k + i + 1)
-    return sorted(s, key=lambda c: -s[c])
+def rrf(lists: list[tuple[list[str], float]]) -> list[str]:
+    """Ids in the order ``--mode hybrid`` fuses them (``pipeline.ask.retrieve.rrf``, k = 60)."""
+    from pipeline.ask.retrieve import rrf as fuse
+
+    return [cid for cid, _ in fuse(lists, k=60)]
 
 
 def linear(bm: list, vec: list, w: float) -> list[str]:

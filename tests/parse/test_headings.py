@@ -59,8 +59,11 @@ def test_tool_leftovers_are_not_outline_entries():
 
 # ---------------------------------------------------------------- PDFs
 
-def _font(page):
+def _new_page(doc):
+    """A page of ``doc`` with the CJK font ``_line`` writes in."""
+    page = doc.new_page()
     page.insert_font(fontname="cjk", fontbuffer=fitz.Font("cjk").buffer)
+    return page
 
 
 def _line(page, y, text, size=10.5):
@@ -80,8 +83,7 @@ def _heads(blocks):
 def test_font_size_ranks_nest_headings_and_running_headers_are_not_headings(tmp_path):
     doc = fitz.open()
     for pno in range(4):
-        page = doc.new_page()
-        _font(page)
+        page = _new_page(doc)
         _line(page, 100, "数据结构复习讲义", size=14)  # a big running header inside the body band
         y = 140
         if pno == 0:
@@ -100,8 +102,7 @@ def test_font_size_ranks_nest_headings_and_running_headers_are_not_headings(tmp_
 
 def test_exam_paper_title_lines_merge_and_sections_become_headings(tmp_path):
     doc = fitz.open()
-    page = doc.new_page()
-    _font(page)
+    page = _new_page(doc)
     _line(page, 90, "2015年全国硕士研究生招生考试", size=16)
     _line(page, 115, "计算机学科专业基础综合试题", size=16)
     _line(page, 150, "一、单项选择题：第1～40小题，每小题2分，共80分。")
@@ -118,8 +119,7 @@ def test_exam_paper_title_lines_merge_and_sections_become_headings(tmp_path):
 
 def test_single_entry_outline_does_not_switch_off_the_heuristics(tmp_path):
     doc = fitz.open()
-    page = doc.new_page()
-    _font(page)
+    page = _new_page(doc)
     _line(page, 90, "2020年408答案解析", size=18)
     _line(page, 130, "一、单项选择题", size=14)
     _line(page, 160, BODY)
@@ -131,8 +131,7 @@ def test_single_entry_outline_does_not_switch_off_the_heuristics(tmp_path):
 def test_rich_outline_is_the_authority(tmp_path):
     doc = fitz.open()
     for n in range(3):
-        page = doc.new_page()
-        _font(page)
+        page = _new_page(doc)
         _line(page, 90, f"第{'一二三'[n]}章 标题{n}", size=18)
         _line(page, 130, "一段放大的提示语", size=14)
         _line(page, 160, BODY)
@@ -143,15 +142,13 @@ def test_rich_outline_is_the_authority(tmp_path):
 
 def test_big_labels_on_an_ocr_layer_over_a_scan_are_not_headings(tmp_path):
     src = fitz.open()
-    sp = src.new_page()
-    _font(sp)
+    sp = _new_page(src)
     for i in range(12):
         _line(sp, 120 + 20 * i, BODY)
     pix = sp.get_pixmap(dpi=100)
     doc = fitz.open()
-    page = doc.new_page()
+    page = _new_page(doc)
     page.insert_image(page.rect, pixmap=pix)
-    _font(page)
     page.insert_text((60, 90), "交换机", fontname="cjk", fontsize=20, render_mode=3)  # OCR layer sizes are guesses
     for i in range(12):
         page.insert_text((60, 120 + 20 * i), BODY, fontname="cjk", fontsize=10.5, render_mode=3)
@@ -162,8 +159,7 @@ def test_big_labels_on_an_ocr_layer_over_a_scan_are_not_headings(tmp_path):
 def test_metadata_title_is_used_only_when_it_is_the_real_title(tmp_path):
     for meta, want in (("2016çœŁé¢Ÿå‘−çŁflæ¡‹408.pdf", ""), ("第一章", ""), ("考试大纲", "考试大纲")):
         doc = fitz.open()
-        page = doc.new_page()
-        _font(page)
+        page = _new_page(doc)
         _line(page, 90, "考试大纲", size=18)
         _line(page, 130, BODY)
         doc.set_metadata({"title": meta})
