@@ -14,6 +14,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from pipeline.errors import one_line
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="examrag: cited answers from your own 408 material, offline.")
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory (default data/, env EXAMRAG_DATA_DIR).")]
@@ -186,7 +188,7 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
         try:
             llm = make_llm_from_settings(s)
         except Exception as exc:
-            note = f"no generated answer: {str(exc).splitlines()[0]}"
+            note = f"no generated answer: {one_line(exc)}"
     elif not no_llm:
         note = "no generated answer: EXAMRAG_LLM_BACKEND=none"
     stream = None if as_json or llm is None else (lambda t: (sys.stdout.write(t), sys.stdout.flush()))
@@ -198,7 +200,7 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
         from pipeline.models import Answer
 
         result = Answer(question=question, answer=None, refused=False, hits=r.hits)
-        note, llm_failed = f"no generated answer: {str(exc).splitlines()[0]}", True
+        note, llm_failed = f"no generated answer: {one_line(exc)}", True
     result.note = result.note or note
     if as_json:
         out = result.model_dump(include={"question", "answer", "refused", "hits"})

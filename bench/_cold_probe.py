@@ -38,7 +38,7 @@ def main() -> None:
         r = Retriever(s.data_dir, s)
     with step("import numpy"):
         import numpy  # noqa: F401
-    import pipeline.index.tokenize as tk
+    import pipeline.text.tokenize as tk
 
     with step("import bm25s"):
         import bm25s  # noqa: F401

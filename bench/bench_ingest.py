@@ -126,7 +126,7 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
 def _instrument_index(mod, s, acc: Acc) -> dict:
     """Wrap the index stage's parts (module attributes looked up at call time) to time them."""
     import pipeline.index.bm25 as bm25
-    import pipeline.index.tokenize as tok
+    import pipeline.text.tokenize as tok
     import pipeline.index.vector as vector
 
     if hasattr(mod, "make_chunks"):

@@ -51,7 +51,7 @@ def warm_worker(data_dir: Path, out: Path, repeat: int, rank_bm25: bool, synthet
     import numpy as np
 
     from pipeline.ask.retrieve import ChapterNotFound, Retriever
-    from pipeline.index.tokenize import tokenize
+    from pipeline.text.tokenize import tokenize
     from pipeline.settings import load_settings
 
     s = load_settings(data_dir=data_dir)
@@ -85,7 +85,7 @@ def warm_worker(data_dir: Path, out: Path, repeat: int, rank_bm25: bool, synthet
                              "n": len(v)}
     res["chapter_not_found"] = missing
     # where the time goes (one more pass with wrapped parts)
-    import pipeline.index.tokenize as tokmod
+    import pipeline.text.tokenize as tokmod
 
     parts: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     current = {"cfg": ""}
@@ -121,7 +121,7 @@ def warm_worker(data_dir: Path, out: Path, repeat: int, rank_bm25: bool, synthet
     res["parts"] = {cfg: {k: round(1000 * C.median(v) * len(v) / len(qs), 2) for k, v in d.items()}
                     for cfg, d in parts.items()}  # mean-per-question of median-per-call: ms per search
     if rank_bm25:
-        import pipeline.index.tokenize as tk
+        import pipeline.text.tokenize as tk
 
         if hasattr(tk, "tokenize_query"):  # the same query tokens our BM25 gets: only the engine differs
             def qtok(text):
@@ -205,7 +205,7 @@ def rate_worker(data_dir: Path, out: Path) -> None:
     from synth import load_source
 
     from pipeline.index.embed import UseEmbedder
-    from pipeline.index.tokenize import tokenize
+    from pipeline.text.tokenize import tokenize
 
     chunks, *_ = load_source(data_dir)
     sample = random.Random(1).sample(chunks, min(512, len(chunks)))

@@ -38,7 +38,7 @@ def index_chunks(data_dir: Path):
     """(chunks, tokens) exactly as the index stage builds the live generation: per-document chunks plus
     past-paper questions merged across documents (``pipeline.index.stage.collect``), all tokenized."""
     from pipeline.index.stage import collect
-    from pipeline.index.tokenize import tokenize
+    from pipeline.text.tokenize import tokenize
     from pipeline.store import Store
 
     store = Store(data_dir)
@@ -122,7 +122,7 @@ def build_scaled(src_dir: Path, out_dir: Path, n_chunks: int, *, tokens: str = "
     pool = "".join(_CJK.findall("".join(c.text for c in chunks0[:2000]))) or "的"
     stream = [tok for tl in tokens0 for tok in tl]
     if tokens == "jieba":
-        from pipeline.index.tokenize import tokenize
+        from pipeline.text.tokenize import tokenize
 
         tokenize("预热")  # jieba init outside the timed part
     t0 = time.perf_counter()

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 
 from pydantic import BaseModel
 
+from pipeline.errors import one_line
 from pipeline.models import DocReport, ErrorItem, StageReport, Status
 from pipeline.progress import Progress
 from pipeline.store import DocEntry, Manifest, StageRecord, Store
@@ -91,14 +92,3 @@ def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], w
     bar.close()
     report.seconds = round(time.monotonic() - started, 3)
     return report
-
-
-def one_line(exc: object, limit: int = 300) -> str:
-    """A message as one line: first non-empty line (exception class name if there is none), cut at ``limit``."""
-    text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-    if not text and isinstance(exc, BaseException):
-        text = exc.__class__.__name__
-    elif type(exc).__module__ == "builtins" and not isinstance(exc, OSError) and isinstance(exc, BaseException):
-        text = f"{exc.__class__.__name__}: {text}"  # KeyError: 'x' says more than 'x'
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -31,6 +31,7 @@ from typing import Iterator, Optional, Type, TypeVar
 from pydantic import BaseModel, Field
 
 from pipeline import __version__
+from pipeline.errors import one_line
 from pipeline.models import SCHEMA_VERSION, ErrorItem
 
 STAGES = ("parse", "clean", "enrich", "index")
@@ -153,7 +154,7 @@ class Store:
         try:
             return Manifest.model_validate_json(self.manifest_path.read_text("utf-8"))
         except ValueError as exc:
-            raise ManifestError(f"{self.manifest_path} is damaged ({str(exc).splitlines()[0]}); move it away and "
+            raise ManifestError(f"{self.manifest_path} is damaged ({one_line(exc)}); move it away and "
                                 "re-run ingest (every document is then redone)") from None
 
     def save_manifest(self, manifest: Manifest) -> None:

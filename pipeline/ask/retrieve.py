@@ -62,7 +62,7 @@ def query_coverage(question: str, vocab, texts: list[str]) -> float:
     """Share of the question's content characters covered by indexed words (≥ 2 chars, or ASCII
     words) that occur in the given hit texts. Questions outside the material score near 0: their
     topic words are not in the index, or not in the passages that matched generic words."""
-    from pipeline.index.tokenize import tokenize_query
+    from pipeline.text.tokenize import tokenize_query
 
     q = _QUESTION_WORDS.sub(" ", question)
     content = [i for i, ch in enumerate(q) if _CONTENT.match(ch)]
@@ -150,7 +150,7 @@ class Retriever:
                mode: Optional[str] = None) -> Retrieval:
         import numpy as np
 
-        from pipeline.index.tokenize import tokenize_query
+        from pipeline.text.tokenize import tokenize_query
 
         s = self.settings
         mode = mode or s.retrieval_mode

@@ -27,7 +27,7 @@ ALLOW_POS = ("n", "nz", "nr", "ns", "nt", "vn", "eng", "l", "i", "x")
 
 
 def keywords(text: str, k: int = KEYWORDS) -> list[str]:
-    from pipeline.index.tokenize import load_terms
+    from pipeline.text.tokenize import load_terms
 
     load_terms()
     tags = _jieba_analyse().extract_tags(text, topK=k * 2, allowPOS=ALLOW_POS)

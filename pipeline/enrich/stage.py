@@ -12,6 +12,7 @@ from typing import Optional
 
 from pipeline.enrich import extractive, prompts
 from pipeline.enrich.cache import EnrichCache
+from pipeline.errors import one_line
 from pipeline.models import PATH_SEP, CleanDoc, EnrichedDoc, Enrichment, ErrorItem, Section, StageReport, Status
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
@@ -27,7 +28,7 @@ def config_hash(s: Settings) -> str:
     names = ["enrich_backend", "enrich_max_input_chars"]
     if s.enrich_backend == "llm":
         names += ["llm_backend", "llm_packaged", "llm_model_path", "llm_base_url", "llm_model"]
-    from pipeline.index.tokenize import terms_hash
+    from pipeline.text.tokenize import terms_hash
 
     return s.stage_hash(*names) + prompts.PROMPT_VERSION + terms_hash()
 
@@ -123,7 +124,7 @@ def enrich_document(doc: CleanDoc, backend: str, enricher: Optional[LlmEnricher]
             try:
                 results = enricher.chapter(group)
             except Exception as exc:  # endpoint down, timeout, malformed: record and fall back
-                msg = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+                msg = one_line(exc)
                 results = []
                 for s in group:
                     e = extractive.enrich_text(s.text)
@@ -159,7 +160,7 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
             try:
                 llm = make_llm_from_settings(settings)
             except Exception as exc:
-                setup_error = str(exc).splitlines()[0]
+                setup_error = one_line(exc)
         if llm is not None:
             enricher = LlmEnricher(llm, cache, settings.enrich_max_input_chars)
 

@@ -1,4 +1,4 @@
-"""BM25 over our own tokens (see ``tokenize.py``), backed by bm25s.
+"""BM25 over our own tokens (see ``pipeline/text/tokenize.py``), backed by bm25s.
 
 bm25s's own splitter keeps ``顺序查找的平均查找长度`` as one token, so the index is
 built from pre-tokenized lists with a vocabulary we assign (first-seen order,

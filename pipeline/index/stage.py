@@ -27,7 +27,7 @@ EMBED_BATCH = 64
 
 
 def config_hash(s: Settings) -> str:
-    from pipeline.index.tokenize import TOKENIZER_VERSION, terms_hash
+    from pipeline.text.tokenize import TOKENIZER_VERSION, terms_hash
 
     return s.stage_hash("chunk_size", "chunk_overlap") + TOKENIZER_VERSION + terms_hash()
 
@@ -51,7 +51,7 @@ def open_vectors(store: Store, s: Settings, model_id: str):
 
 def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
         quiet: bool = False, abort_on_error: bool = False, embedder=None) -> tuple[StageReport, dict]:
-    from pipeline.index.tokenize import tokenize
+    from pipeline.text.tokenize import tokenize
 
     def work(entry: DocEntry) -> IndexedDoc:
         clean = store.read("clean", entry.doc_id, CleanDoc)
@@ -144,7 +144,7 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
     if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection_name(embedder.model_id):
         from pipeline.enrich.links import link_questions
         from pipeline.index.bm25 import Bm25Index
-        from pipeline.index.tokenize import tokenize
+        from pipeline.text.tokenize import tokenize
 
         gen = store.index_dir / f"gen-{time.time_ns()}"
         gen.mkdir(parents=True)

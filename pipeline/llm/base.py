@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Protocol, runtime_checkable
 
+from pipeline.errors import one_line
+
 
 class LlmError(Exception):
     """Any failure of an LLM backend.
@@ -15,12 +17,6 @@ class LlmError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(one_line(message))
-
-
-def one_line(text: object, limit: int = 300) -> str:
-    """Collapse whitespace (newlines included) and cut to ``limit`` characters."""
-    s = " ".join(str(text).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
 TokenCallback = Callable[[str], None]

@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from .base import LlmError, TokenCallback, one_line
+from pipeline.errors import one_line
+
+from .base import LlmError, TokenCallback
 
 INSTALL_HINT = "run scripts/install_llm.sh"
 

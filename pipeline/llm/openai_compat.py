@@ -15,7 +15,9 @@ import urllib.request
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
-from .base import LlmError, TokenCallback, one_line
+from pipeline.errors import one_line
+
+from .base import LlmError, TokenCallback
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
 

@@ -38,7 +38,7 @@ def test_query_coverage_separates_in_and_out_of_scope():
 
 
 def test_query_tokens_come_from_the_index_vocabulary():
-    from pipeline.index.tokenize import tokenize_query
+    from pipeline.text.tokenize import tokenize_query
 
     vocab = {"折半", "查找", "折半查找", "平均查找长度", "平均", "长度", "树"}
     toks = tokenize_query("折半查找的平均查找长度与B树", vocab)

@@ -1,6 +1,6 @@
 from pipeline.enrich.links import link_questions
 from pipeline.index.bm25 import Bm25Index
-from pipeline.index.tokenize import tokenize
+from pipeline.text.tokenize import tokenize
 from pipeline.models import Chunk
 
 

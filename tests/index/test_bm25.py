@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pipeline.index.bm25 import Bm25Index
-from pipeline.index.tokenize import tokenize
+from pipeline.text.tokenize import tokenize
 
 ROOT = Path(__file__).resolve().parents[2]
 

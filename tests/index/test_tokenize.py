@@ -5,7 +5,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from pipeline.index.tokenize import STOPWORDS, TOKENIZER_VERSION, tokenize
+from pipeline.text.tokenize import STOPWORDS, TOKENIZER_VERSION, tokenize
 
 
 def test_chinese_subwords_are_kept():
@@ -62,7 +62,7 @@ def test_version_constant():
 
 def test_jieba_is_quiet(tmp_path):
     # a fresh TMPDIR makes jieba build its prefix-dict cache, the noisy path
-    code = "from pipeline.index.tokenize import tokenize; print(tokenize('二叉排序树'))"
+    code = "from pipeline.text.tokenize import tokenize; print(tokenize('二叉排序树'))"
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     r = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from pipeline.llm import FakeLlm, Llm, LlmError, make_llm
-from pipeline.llm.base import one_line
+from pipeline.errors import one_line
 
 
 def test_fake_list_records_calls_and_streams():

@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from pipeline import testhooks
-from pipeline.runner import one_line
+from pipeline.errors import one_line
 from pipeline.store import LockBusy, ManifestError, Store, atomic_write_text
 
 
