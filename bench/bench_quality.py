@@ -136,25 +136,22 @@ def rank_bm25_baseline(docs, qs) -> dict:
     return res
 
 
-def ours(data_dir: Path, qs, mode: str, chapter_aware: bool = False) -> dict:
-    """What ``cli.py eval --mode MODE [--chapter-aware]`` computes, through the Python API."""
-    from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, summarise
-    from pipeline.ask.retrieve import ChapterNotFound, Retriever
+def ours(data_dir: Path, qa_file: Path, mode: str, chapter_aware: bool = False) -> dict:
+    """What ``cli.py eval --mode MODE [--chapter-aware]`` computes: the query service's own eval."""
+    from pipeline.ask.evaluate import read_questions
+    from pipeline.ask.service import QueryService
     from pipeline.settings import load_settings
 
-    s = load_settings(data_dir=data_dir)
-    r = Retriever(data_dir, s)
-    rows = []
+    service = QueryService(load_settings(data_dir=data_dir))
+    ranks: list[dict] = []
     t0 = time.perf_counter()
-    for q in qs:
-        try:
-            hits = r.search(q["question"], top_k=MRR_DEPTH, mode=mode,
-                            chapter=q.get("chapter") if chapter_aware else None).hits
-        except ChapterNotFound:
-            hits = []
-        rows.append({"id": q["id"], "kind": q.get("kind", "all"), "rank": first_hit_rank(hits, q.get("gold", []))})
-    return {"summary": summarise(rows), "rows": rows, "chunks": len(r.catalog),
-            "query_s": round(time.perf_counter() - t0, 2)}
+    summary = service.evaluate(qa_file, mode=mode, chapter_aware=chapter_aware,
+                               on_row=lambda r: ranks.append({"id": r["id"], "rank": r["rank"]}))
+    query_s = round(time.perf_counter() - t0, 2)
+    kinds = {q["id"]: q.get("kind", "all") for q in read_questions(qa_file)}
+    rows = [{"id": r["id"], "kind": kinds.get(r["id"], "all"), "rank": r["rank"]} for r in ranks]
+    summary.pop("mode", None)
+    return {"summary": summary, "rows": rows, "chunks": len(service.retriever().catalog), "query_s": query_s}
 
 
 def build_noenrich(src: Path, dst: Path, rebuild: bool) -> dict:
@@ -215,15 +212,15 @@ def main() -> None:
     del docs
     for mode in ("bm25", "vector", "hybrid"):
         print(f"  ours {mode}", flush=True)
-        systems[f"ours {mode} (enrich extractive)"] = ours(data_dir, qs, mode)
-    systems["ours hybrid --chapter-aware (enrich extractive)"] = ours(data_dir, qs, "hybrid", True)
+        systems[f"ours {mode} (enrich extractive)"] = ours(data_dir, C.DEV, mode)
+    systems["ours hybrid --chapter-aware (enrich extractive)"] = ours(data_dir, C.DEV, "hybrid", True)
     build = None
     if not args.no_enrich_off:
         noenrich = C.WORK / "noenrich"
         print(f"  enrich-off copy {noenrich}", flush=True)
         build = build_noenrich(data_dir, noenrich, args.rebuild)
         for mode in ("bm25", "vector", "hybrid"):
-            systems[f"ours {mode} (enrich off)"] = ours(noenrich, qs, mode)
+            systems[f"ours {mode} (enrich off)"] = ours(noenrich, C.DEV, mode)
     report(systems)
     C.save("quality", {"machine": info, "data_dir": str(data_dir), "questions": str(C.DEV),
                        "command": "python bench/bench_quality.py " + " ".join(sys.argv[1:]), "noenrich_build": build,

@@ -230,7 +230,7 @@ def cold(real: Path, runs: int) -> dict:
     ask = [C.PY, "cli.py", "ask", "--no-llm", "--data-dir", str(real)]
     from pipeline.settings import load_settings
 
-    default_mode = load_settings(data_dir=real).retrieval_mode
+    default_mode = load_settings(data_dir=real).ask.retrieval_mode
     cmds = {
         "python -c pass": [C.PY, "-c", "pass"],
         "cli.py --help": [C.PY, "cli.py", "--help"],

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline.clean.core import load_rules  # noqa: E402
-from pipeline.clean.merge import merge_questions  # noqa: E402
+from pipeline.index.merge import merge_questions  # noqa: E402
 from pipeline.clean.rules.base import full_match  # noqa: E402
 from pipeline.clean.rules.formulas_to_text import convert_formulas  # noqa: E402
 from pipeline.models import CleanDoc, ParsedDoc, Question  # noqa: E402

@@ -168,7 +168,7 @@ def build_scaled(src_dir: Path, out_dir: Path, n_chunks: int, *, tokens: str = "
     t["catalog_s"] = time.perf_counter() - t0
     coll = collection_name(meta0["embed_model"])
     t0 = time.perf_counter()
-    vs = VectorStore.open(index_dir / "chroma", None, coll, {"M": s.hnsw_m, "ef_search": s.hnsw_ef_search})
+    vs = VectorStore.open(index_dir / "chroma", None, coll, {"M": s.index.hnsw_m, "ef_search": s.index.hnsw_ef_search})
     step = 5000
     for a in range(0, n_chunks, step):
         vs.upsert(ids[a:a + step], vec[a:a + step], [_meta(c) for c in chunks[a:a + step]])

@@ -214,6 +214,7 @@ class Answer(BaseModel):
     refused: bool
     hits: list[Hit]
     note: Optional[str] = None  # why there is no generated answer, when there is none
+    generation_failed: bool = False  # an answer was wanted but the LLM was unavailable or failed
 
 
 class DocReport(BaseModel):
@@ -228,6 +229,7 @@ class StageReport(BaseModel):
     stage: str
     docs: list[DocReport] = Field(default_factory=list)
     seconds: float = 0.0
+    counts: dict[str, int] = Field(default_factory=dict)  # stage-specific totals, e.g. index chunks, LLM calls
 
     @property
     def failed(self) -> list[DocReport]:

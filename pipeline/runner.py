@@ -19,16 +19,15 @@ from pydantic import BaseModel
 from pipeline.errors import one_line
 from pipeline.models import DocReport, ErrorItem, StageReport, Status
 from pipeline.progress import Progress
+from pipeline.stages import previous
 from pipeline.store import DocEntry, Manifest, StageRecord, Store
 from pipeline.testhooks import kill_point
-
-PREVIOUS = {"parse": None, "clean": "parse", "enrich": "clean", "index": "enrich"}
 
 WorkFn = Callable[[DocEntry], BaseModel]
 
 
 def input_hash(entry: DocEntry, stage: str) -> Optional[str]:
-    prev = PREVIOUS[stage]
+    prev = previous(stage)
     if prev is None:
         return entry.raw_hash
     rec = entry.stages.get(prev)
@@ -57,7 +56,7 @@ def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], w
         in_hash = input_hash(entry, stage)
         if in_hash is None:
             report.docs.append(DocReport(doc_id=doc_id, source=source, status=Status.SKIPPED,
-                                         detail=f"not run: {PREVIOUS[stage]} failed"))
+                                         detail=f"not run: {previous(stage)} failed"))
             continue
         if not force and is_current(store, entry, stage, config_hash, code_version):
             rec = entry.stages[stage]

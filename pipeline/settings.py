@@ -1,7 +1,18 @@
-"""One settings object. Precedence: defaults < config file < environment (EXAMRAG_*) < CLI.
+"""One settings object with a group per stage (parse, clean, enrich, index), per service (ask, llm,
+serve) and for where work runs (executor).
 
-The config file is TOML: ``$EXAMRAG_CONFIG`` if set, else ``<data_dir>/examrag.toml`` when it
-exists. Every field reads from ``EXAMRAG_<FIELD_NAME_UPPER>``.
+Precedence: defaults < config file < environment < explicit overrides (CLI options, tests).
+
+Every field has one flat *key*: its group's ``KEY_PREFIX`` plus its name (``llm`` group, field
+``backend`` → ``llm_backend``), unless the field names its key itself. The environment variable is
+``EXAMRAG_<KEY>`` (``EXAMRAG_LLM_BACKEND``); overrides and the config file accept the same flat keys,
+and the file also accepts TOML tables (``[llm] backend = "openai"``). The config file is
+``$EXAMRAG_CONFIG`` if set, else ``<data_dir>/examrag.toml`` when it exists.
+
+A stage's config hash is the hash of its group (plus the groups it declares it uses), so adding a
+setting to a stage's group re-runs that stage when the setting changes; fields marked
+``exclude=True`` (secrets) are never hashed nor printed. Settings that do not change what a stage
+writes (worker counts, timeouts) live outside the stage groups, so changing them redoes nothing.
 """
 
 from __future__ import annotations
@@ -11,37 +22,66 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Optional
+from typing import Any, ClassVar, Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 ENV_PREFIX = "EXAMRAG_"
 
 
-class Settings(BaseModel):
-    data_dir: Path = Field(Path("data"), description="Where stage artifacts, manifest and indexes live.")
+class Group(BaseModel):
+    """A settings group; ``KEY_PREFIX`` makes its fields' flat keys (and environment names)."""
 
-    # parse
-    ocr_engine: str = Field("rapidocr", description="rapidocr (packaged default) or paddleocr.")
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    KEY_PREFIX: ClassVar[str] = ""
+
+    @classmethod
+    def keys(cls) -> dict[str, str]:
+        """Flat key → field name."""
+        out = {}
+        for name, field in cls.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            out[str(extra.get("key") or cls.KEY_PREFIX + name)] = name
+        return out
+
+    def uses(self) -> tuple[str, ...]:
+        """Other groups whose values change what this group's stage writes."""
+        return ()
+
+
+class ParseSettings(Group):
+    ocr_engine: Literal["rapidocr", "paddleocr"] = Field("rapidocr", description="rapidocr (packaged default) or paddleocr (optional install: scripts/setup.sh --paddle).")
     ocr_dpi: int = Field(150, description="Render resolution for OCR'd pages; PP-OCR small models suit 150.")
-    ocr_workers: int = Field(2, description="Processes used for OCR pages (2 cores here).")
     paddle_det_dir: Optional[str] = Field(None, description="PP-OCR detection model dir for paddleocr.")
     paddle_rec_dir: Optional[str] = Field(None, description="PP-OCR recognition model dir for paddleocr.")
     garble_min_chars: int = Field(20, description="A page with fewer extractable characters (after dropping lines repeated on most pages, e.g. a seller's footer) has no text layer: OCR'd when it shows an image or vector-drawn glyphs, else a blank page.")
     garble_min_cjk_ratio: float = Field(0.2, description="Below this share of CJK among letters, a page of a Chinese document is 'garbled' (Latin-1 mojibake, or only Latin letters and digits extract). 408 corpus: good pages >= 0.31, garbled <= 0.03.")
     garble_max_bad_ratio: float = Field(0.1, description="Above this share of U+FFFD / private-use / control chars a page is 'garbled' (symbol-font glyphs U+F020-U+F0FF not counted). 408 corpus: good pages <= 0.03, garbled >= 0.3.")
-    pdf_password: Optional[str] = Field(None, description="Password tried for encrypted PDFs.")
+    pdf_password: Optional[str] = Field(None, exclude=True, description="Password tried for encrypted PDFs (a secret: never hashed or printed; a document that failed for want of it is retried anyway).")
 
-    # clean
-    rules_file: Optional[str] = Field(None, description="User rules YAML replacing pipeline/clean/rules.yaml.")
 
-    # enrich
-    enrich_backend: str = Field("extractive", description="extractive | llm (uses llm_backend) | none.")
-    enrich_max_input_chars: int = Field(1800, description="Input cap per LLM call (chars of section text).")
+class ExecutorSettings(Group):
+    """Where parse work runs. Changes nothing in what is written, so no stage hashes it."""
 
-    # index
-    embed_model: str = Field("use", description="use (packaged USE-multilingual) | sentence-transformers | hash (tests).")
-    embed_model_dir: Optional[str] = Field(None, description="Local sentence-transformers model directory.")
+    ocr_workers: int = Field(2, ge=1, description="Processes used for OCR pages (2 cores here; measured optimum).")
+
+
+class CleanSettings(Group):
+    rules_file: Optional[str] = Field(None, description="User rules YAML replacing pipeline/clean/rules.yaml (its content is hashed, not only its path).")
+
+
+class EnrichSettings(Group):
+    KEY_PREFIX: ClassVar[str] = "enrich_"
+    backend: Literal["extractive", "llm", "none"] = Field("extractive", description="extractive (jieba, default: measured as good as the packaged LLM at 1/900 of the time) | llm (uses the llm group) | none.")
+    max_input_chars: int = Field(1800, description="Input cap per LLM call (chars of section text).")
+
+    def uses(self) -> tuple[str, ...]:
+        return ("llm",) if self.backend == "llm" else ()
+
+
+class IndexSettings(Group):
+    embed_model: Literal["use", "sentence-transformers", "hash"] = Field("use", description="use (packaged USE-multilingual) | sentence-transformers (a local model dir) | hash (tests).")
+    embed_model_dir: Optional[str] = Field(None, description="Local sentence-transformers model directory (never downloaded).")
     embed_query_prefix: str = Field("", description="Instruction prefix for queries (BGE/E5-style models).")
     embed_doc_prefix: str = Field("", description="Prefix for documents.")
     chunk_size: int = Field(512, description="Target characters per chunk.")
@@ -49,12 +89,12 @@ class Settings(BaseModel):
     chroma_url: Optional[str] = Field(None, description="Use a Chroma server (e.g. http://127.0.0.1:8000) instead of the embedded store.")
     hnsw_m: int = Field(16, description="Chroma HNSW M.")
     hnsw_ef_search: int = Field(64, description="Chroma HNSW ef at query time.")
-
     bm25_k1: float = Field(1.5, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.3, description="BM25 length normalisation; 0.3 measured better than the usual 0.75 on the dev set (chunks are already bounded in length).")
 
-    # retrieval
-    retrieval_mode: str = Field("bm25", description="bm25 | hybrid | vector. bm25 is the default because it measured best on the dev set (BENCHMARKS.md): the packaged USE embeddings lower hybrid MRR, and loading them costs ~2 s per cold ask.")
+
+class AskSettings(Group):
+    retrieval_mode: Literal["bm25", "hybrid", "vector"] = Field("bm25", description="bm25 | hybrid | vector. bm25 is the default because it measured best on the dev set (BENCHMARKS.md): the packaged USE embeddings lower hybrid MRR, and loading them costs ~2 s per cold ask.")
     top_n: int = Field(20, description="Candidates taken from each engine before fusion.")
     rrf_k: int = Field(60, description="Reciprocal-rank-fusion constant.")
     bm25_weight: float = Field(1.0, description="RRF weight of the BM25 list.")
@@ -62,42 +102,135 @@ class Settings(BaseModel):
     refuse_min_coverage: float = Field(0.5, description="Refuse before calling the LLM when less than this share of the question's content characters is matched by indexed words found in the top passages, and the best BM25 score is below refuse_min_bm25 (calibrated on the dev set + bench/data/out_of_scope.jsonl; see BENCHMARKS.md).")
     refuse_min_bm25: float = Field(9.0, description="See refuse_min_coverage.")
 
-    # llm
-    llm_backend: str = Field("local", description="local (packaged GGUF or llm_model_path) | openai | none.")
-    llm_packaged: str = Field("qwen1.5b", description="Packaged GGUF to assemble: qwen1.5b | qwen0.5b.")
-    llm_model_path: Optional[str] = Field(None, description="A user GGUF file used instead of the packaged model.")
-    llm_base_url: Optional[str] = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama).")
-    llm_model: Optional[str] = Field(None, description="Model name for the endpoint.")
-    llm_api_key: Optional[str] = Field(None, description="API key for the endpoint, if it needs one.")
-    llm_timeout: float = Field(120.0, description="Seconds per LLM call before giving up.")
-    llm_threads: int = Field(2, description="CPU threads for the local model.")
-    llm_max_tokens: int = Field(400, description="Answer length cap.")
-    models_dir: Path = Field(Path.home() / ".cache" / "examrag" / "models", description="Where packaged models are assembled.")
 
-    def stage_hash(self, *names: str) -> str:
-        """Hash of the settings a stage depends on, so a change re-runs that stage only."""
-        payload = {n: getattr(self, n) for n in names}
-        return hashlib.sha256(json.dumps(payload, default=str, sort_keys=True).encode()).hexdigest()[:16]
+class LlmSettings(Group):
+    KEY_PREFIX: ClassVar[str] = "llm_"
+    backend: Literal["local", "openai", "none"] = Field("local", description="local (packaged GGUF or llm_model_path) | openai (any OpenAI-compatible endpoint) | none.")
+    packaged: Literal["qwen1.5b", "qwen0.5b"] = Field("qwen1.5b", description="Packaged GGUF to assemble: qwen1.5b | qwen0.5b.")
+    model_path: Optional[str] = Field(None, description="A user GGUF file used instead of the packaged model.")
+    base_url: Optional[str] = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama).")
+    model: Optional[str] = Field(None, description="Model name for the endpoint.")
+    api_key: Optional[str] = Field(None, exclude=True, description="API key for the endpoint, if it needs one (a secret: never hashed or printed).")
+    timeout: float = Field(120.0, description="Seconds per LLM call before giving up.")
+    threads: int = Field(2, description="CPU threads for the local model.")
+    max_tokens: int = Field(400, description="Answer length cap.")
 
 
-def _coerce(raw: str, annotation) -> object:
-    text = str(annotation)
-    if "bool" in text:
-        return raw.lower() in {"1", "true", "yes", "on"}
-    return raw
+class ServeSettings(Group):
+    KEY_PREFIX: ClassVar[str] = "serve_"
+    host: str = Field("127.0.0.1", description="Address `cli.py serve` binds to; anything but loopback needs api_token.")
+    port: int = Field(8408, description="Port `cli.py serve` listens on.")
+    api_token: Optional[str] = Field(None, exclude=True, json_schema_extra={"key": "api_token"}, description="Bearer token every /api/* request must carry (required to bind beyond loopback).")
 
 
-def load_settings(**overrides) -> Settings:
-    """Build settings from defaults, config file, environment and explicit overrides (CLI)."""
-    values: dict = {}
-    env = {k[len(ENV_PREFIX):].lower(): v for k, v in os.environ.items() if k.startswith(ENV_PREFIX)}
+def _default_models_dir() -> Path:
+    return Path(os.environ.get("EXAMRAG_MODELS_DIR") or Path.home() / ".cache" / "examrag" / "models").expanduser()
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    data_dir: Path = Field(Path("data"), description="Where stage artifacts, manifest and indexes live.")
+    models_dir: Path = Field(default_factory=_default_models_dir, description="Where packaged models are assembled (EXAMRAG_MODELS_DIR).")
+    parse: ParseSettings = Field(default_factory=ParseSettings)
+    executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
+    clean: CleanSettings = Field(default_factory=CleanSettings)
+    enrich: EnrichSettings = Field(default_factory=EnrichSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    ask: AskSettings = Field(default_factory=AskSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
+
+    @classmethod
+    def from_flat(cls, **values: Any) -> "Settings":
+        """Settings from flat keys (``ocr_workers=1``, ``llm_backend="none"``) and/or group tables."""
+        return cls.model_validate(_nest(values))
+
+    def group_hash(self, group: str) -> str:
+        """Hash of a group and of the groups it uses: a stage's settings part of its config hash."""
+        g = getattr(self, group)
+        payload = {name: getattr(self, name).model_dump(mode="json") for name in (group, *g.uses())}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+GROUPS: dict[str, type[Group]] = {name: f.annotation for name, f in Settings.model_fields.items()
+                                  if isinstance(f.annotation, type) and issubclass(f.annotation, Group)}
+FLAT_KEYS: dict[str, tuple[str, str]] = {name: ("", name) for name in Settings.model_fields if name not in GROUPS}
+for _group, _cls in GROUPS.items():
+    for _key, _field in _cls.keys().items():
+        assert _key not in FLAT_KEYS, f"settings key {_key} is defined twice"
+        FLAT_KEYS[_key] = (_group, _field)
+
+
+class SettingsError(ValueError):
+    """A setting with a value it cannot take; the message is one line naming where it came from."""
+
+
+def _nest(values: dict[str, Any], origin: dict[str, str] | None = None) -> dict[str, Any]:
+    """Route flat keys into their groups; group tables pass through (merged)."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key in GROUPS and isinstance(value, dict):
+            out.setdefault(key, {}).update(value)
+        elif key in FLAT_KEYS:
+            group, field = FLAT_KEYS[key]
+            if group:
+                out.setdefault(group, {})[field] = value
+            else:
+                out[field] = value
+        else:
+            where = (origin or {}).get(key, "setting")
+            raise SettingsError(f"unknown {where} {key!r}" + _close(key))
+    return out
+
+
+def _close(key: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(FLAT_KEYS), n=3)
+    return f"; did you mean {', '.join(close)}?" if close else ""
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Defaults < config file < environment (EXAMRAG_*) < ``overrides`` (flat keys; None = not given).
+
+    Raises :class:`SettingsError` with one line naming the bad variable, file key or option."""
+    env = {k[len(ENV_PREFIX):].lower(): v for k, v in os.environ.items() if k.startswith(ENV_PREFIX) and v != ""}
     data_dir = Path(overrides.get("data_dir") or env.get("data_dir") or "data")
     cfg_path = Path(env["config"]) if "config" in env else data_dir / "examrag.toml"
+    merged: dict[str, Any] = {}
+    origin: dict[str, str] = {}
     if cfg_path.is_file():
-        with open(cfg_path, "rb") as fh:
-            values.update(tomllib.load(fh))
-    for name, field in Settings.model_fields.items():
-        if name in env and env[name] != "":
-            values[name] = _coerce(env[name], field.annotation)
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    return Settings(**values)
+        try:
+            with open(cfg_path, "rb") as fh:
+                from_file = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise SettingsError(f"config file {cfg_path}: {exc}") from None
+        origin.update({k: f"key in {cfg_path}:" for k in from_file})
+        _deep_update(merged, _nest(from_file, origin))
+    known_env = {k: v for k, v in env.items() if k in FLAT_KEYS}
+    origin.update({k: f"{ENV_PREFIX}{k.upper()}" for k in known_env})
+    _deep_update(merged, _nest(known_env))
+    given = {k: v for k, v in overrides.items() if v is not None}
+    _deep_update(merged, _nest(given))
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise SettingsError(_explain(exc, origin)) from None
+
+
+def _deep_update(into: dict, new: dict) -> None:
+    for k, v in new.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            into[k].update(v)
+        else:
+            into[k] = v
+
+
+def _explain(exc: ValidationError, origin: dict[str, str]) -> str:
+    """The first validation error as one line: ``EXAMRAG_LLM_BACKEND='x': Input should be …``."""
+    err = exc.errors()[0]
+    loc = [str(p) for p in err["loc"]]
+    key = next((k for k, (g, f) in FLAT_KEYS.items() if [g, f] == loc[:2] or ([f] == loc[:1] and not g)), ".".join(loc))
+    name = origin.get(key, key)
+    return f"{name}={err.get('input')!r}: {err['msg']}"

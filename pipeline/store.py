@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
 from contextlib import contextmanager
@@ -33,9 +34,8 @@ from pydantic import BaseModel, Field
 from pipeline import __version__
 from pipeline.errors import one_line
 from pipeline.models import SCHEMA_VERSION, ErrorItem
+from pipeline.stages import STAGES, get as get_stage
 
-STAGES = ("parse", "clean", "enrich", "index")
-STAGE_DIRS = {"parse": "parsed", "clean": "cleaned", "enrich": "enriched", "index": "index/docs"}
 T = TypeVar("T", bound=BaseModel)
 
 
@@ -114,7 +114,7 @@ class Store:
 
     # paths
     def stage_path(self, stage: str, doc_id: str) -> Path:
-        return self.root / STAGE_DIRS[stage] / f"{doc_id}.json"
+        return self.root / get_stage(stage).artifact_dir / f"{doc_id}.json"
 
     @property
     def manifest_path(self) -> Path:
@@ -144,7 +144,7 @@ class Store:
 
     def remove_doc(self, doc_id: str) -> None:
         for stage in STAGES:
-            self.stage_path(stage, doc_id).unlink(missing_ok=True)
+            self.stage_path(stage.name, doc_id).unlink(missing_ok=True)
         (self.root / "cleaned" / f"{doc_id}.md").unlink(missing_ok=True)
 
     # manifest
@@ -163,9 +163,7 @@ class Store:
     def sweep(self) -> list[Path]:
         """Remove temp files of killed writers and index generations nothing points to.
         Call only while holding ``lock`` (then no other writer owns them); returns what was removed."""
-        import shutil
-
-        dirs = [self.root, self.index_dir] + [self.root / d for d in STAGE_DIRS.values()]  # never data/raw
+        dirs = [self.root, self.index_dir] + [self.root / s.artifact_dir for s in STAGES]  # never data/raw
         gone = [p for d in dirs if d.is_dir() for p in d.glob(".*.tmp") if p.is_file()]
         for p in gone:
             p.unlink(missing_ok=True)

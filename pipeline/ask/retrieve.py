@@ -13,8 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+import numpy as np
+
+from pipeline.index.bm25 import Bm25Index
+from pipeline.index.catalog import Catalog, current_generation
+from pipeline.index.stage import make_embedder_from_settings, open_vectors
 from pipeline.models import PATH_SEP, Chunk, Hit
 from pipeline.settings import Settings
+from pipeline.text.tokenize import tokenize_query
 
 _QREF = re.compile(r"(?<!\d)((?:19|20)?\d{2})\s*(?:年)?\s*(?:408|计算机)?\s*(?:真题|考研)?\s*(?:第\s*)?(\d{1,2})\s*(?:题|小题)")
 _QREF_BARE = re.compile(r"^\s*((?:19|20)\d{2})\s+(\d{1,2})\s*$")
@@ -62,8 +68,6 @@ def query_coverage(question: str, vocab, texts: list[str]) -> float:
     """Share of the question's content characters covered by indexed words (≥ 2 chars, or ASCII
     words) that occur in the given hit texts. Questions outside the material score near 0: their
     topic words are not in the index, or not in the passages that matched generic words."""
-    from pipeline.text.tokenize import tokenize_query
-
     q = _QUESTION_WORDS.sub(" ", question)
     content = [i for i, ch in enumerate(q) if _CONTENT.match(ch)]
     if not content:
@@ -94,8 +98,6 @@ class Retriever:
     """Opens the live generation once; reusable across queries (eval, benchmarks)."""
 
     def __init__(self, data_dir: Path, settings: Settings, embedder=None):
-        from pipeline.index.catalog import Catalog, current_generation
-
         self.settings = settings
         index_dir = Path(data_dir) / "index"
         self.meta = current_generation(index_dir)
@@ -105,7 +107,7 @@ class Retriever:
         self.catalog = Catalog(gen / "chunks.sqlite")
         self._gen = gen
         self._bm25 = None
-        if settings.retrieval_mode != "vector":
+        if settings.ask.retrieval_mode != "vector":
             _ = self.bm25  # open (memory-map) now: an ingest publishing a new generation may delete this one
         self._vectors = None
         self._embedder = embedder
@@ -114,27 +116,19 @@ class Retriever:
     @property
     def bm25(self):
         if self._bm25 is None:
-            from pipeline.index.bm25 import Bm25Index
-
             self._bm25 = Bm25Index.load(self._gen / "bm25", mmap=True)
         return self._bm25
 
     @property
     def embedder(self):
         if self._embedder is None:
-            from pipeline.index.stage import make_embedder_from_settings
-
             self._embedder = make_embedder_from_settings(self.settings)
         return self._embedder
 
     @property
     def vectors(self):
         if self._vectors is None:
-            from pipeline.index.vector import VectorStore
-
-            s = self.settings
-            self._vectors = VectorStore.open(None if s.chroma_url else self._index_dir / "chroma", s.chroma_url,
-                                             self.meta["collection"], {"M": s.hnsw_m, "ef_search": s.hnsw_ef_search})
+            self._vectors = open_vectors(self._index_dir, self.settings, self.meta["collection"])
         return self._vectors
 
     def resolve_chapter(self, needle: str) -> list[str]:
@@ -148,11 +142,7 @@ class Retriever:
 
     def search(self, question: str, *, top_k: int = 5, chapter: Optional[str] = None,
                mode: Optional[str] = None) -> Retrieval:
-        import numpy as np
-
-        from pipeline.text.tokenize import tokenize_query
-
-        s = self.settings
+        s = self.settings.ask
         mode = mode or s.retrieval_mode
         chapters = self.resolve_chapter(chapter) if chapter else []
         result = Retrieval(hits=[], chapters=chapters)

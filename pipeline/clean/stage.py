@@ -19,7 +19,7 @@ CODE_VERSION = "clean-2"  # 2: booklets, several papers per file, Question.sourc
 
 def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
         quiet: bool = False, abort_on_error: bool = False) -> StageReport:
-    rules = load_rules(Path(settings.rules_file) if settings.rules_file else None)
+    rules = load_rules(Path(settings.clean.rules_file) if settings.clean.rules_file else None)
 
     def work(entry: DocEntry) -> CleanDoc:
         parsed = store.read("parse", entry.doc_id, ParsedDoc)
@@ -27,5 +27,5 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
         atomic_write_text(store.root / "cleaned" / f"{entry.doc_id}.md", render_markdown(cleaned))
         return cleaned
 
-    return run_docs(store, manifest, "clean", doc_ids, work, config_hash=rules_hash(rules),
+    return run_docs(store, manifest, "clean", doc_ids, work, config_hash=settings.group_hash("clean") + rules_hash(rules),
                     code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)

@@ -6,6 +6,7 @@ import logging
 import re
 
 from pipeline.models import Enrichment
+from pipeline.text.tokenize import load_terms
 
 SUMMARY_MAX_CHARS = 80  # lead sentences kept up to this many characters
 KEYWORDS = 6
@@ -27,8 +28,6 @@ ALLOW_POS = ("n", "nz", "nr", "ns", "nt", "vn", "eng", "l", "i", "x")
 
 
 def keywords(text: str, k: int = KEYWORDS) -> list[str]:
-    from pipeline.text.tokenize import load_terms
-
     load_terms()
     tags = _jieba_analyse().extract_tags(text, topK=k * 2, allowPOS=ALLOW_POS)
     return [t for t in tags if not re.fullmatch(r"[\d.]+", t) and len(t) > 1][:k]

@@ -13,10 +13,12 @@ from typing import Optional
 from pipeline.enrich import extractive, prompts
 from pipeline.enrich.cache import EnrichCache
 from pipeline.errors import one_line
+from pipeline.llm.from_settings import make_llm_from_settings
 from pipeline.models import PATH_SEP, CleanDoc, EnrichedDoc, Enrichment, ErrorItem, Section, StageReport, Status
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store
+from pipeline.text.tokenize import terms_hash
 
 CODE_VERSION = "enrich-1"
 SECTION_MAX_CHARS = 500  # each section's text is cut to this in an LLM prompt
@@ -25,12 +27,8 @@ MAX_SECTIONS_PER_CALL = 4  # a reply of ~60 tokens per section; 8 ran past max_t
 
 
 def config_hash(s: Settings) -> str:
-    names = ["enrich_backend", "enrich_max_input_chars"]
-    if s.enrich_backend == "llm":
-        names += ["llm_backend", "llm_packaged", "llm_model_path", "llm_base_url", "llm_model"]
-    from pipeline.text.tokenize import terms_hash
-
-    return s.stage_hash(*names) + prompts.PROMPT_VERSION + terms_hash()
+    """The enrich settings (and the LLM's, when it is used), the prompt version and the term list."""
+    return s.group_hash("enrich") + prompts.PROMPT_VERSION + terms_hash()
 
 
 def _chapters(sections: list[Section]) -> list[list[Section]]:
@@ -147,22 +145,20 @@ def enrich_document(doc: CleanDoc, backend: str, enricher: Optional[LlmEnricher]
 
 
 def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
-        quiet: bool = False, abort_on_error: bool = False, llm=None) -> tuple[StageReport, int]:
-    """Returns the report and the number of LLM calls made."""
-    backend = settings.enrich_backend
+        quiet: bool = False, abort_on_error: bool = False, llm=None) -> StageReport:
+    """Enrich each changed document; ``report.counts["llm_calls"]`` is the number of LLM calls made."""
+    backend = settings.enrich.backend
     cache = EnrichCache(store.root / "enrich_cache.sqlite")
     enricher = None
     setup_error: Optional[str] = None
     if backend == "llm":
         if llm is None:
-            from pipeline.llm.from_settings import make_llm_from_settings
-
             try:
                 llm = make_llm_from_settings(settings)
             except Exception as exc:
                 setup_error = one_line(exc)
         if llm is not None:
-            enricher = LlmEnricher(llm, cache, settings.enrich_max_input_chars)
+            enricher = LlmEnricher(llm, cache, settings.enrich.max_input_chars)
 
     def work(entry: DocEntry) -> EnrichedDoc:
         doc = store.read("clean", entry.doc_id, CleanDoc)
@@ -177,4 +173,5 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
                           code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
     finally:
         cache.close()
-    return report, cache.calls
+    report.counts["llm_calls"] = cache.calls
+    return report

@@ -62,12 +62,6 @@ class Catalog:
         q = f"SELECT chunk_id, body FROM chunks WHERE chunk_id IN ({','.join('?' * len(ids))})"
         return {cid: Chunk.model_validate_json(body) for cid, body in self.db.execute(q, ids)}
 
-    def id_at(self, positions: list[int]) -> dict[int, str]:
-        if not positions:
-            return {}
-        q = f"SELECT pos, chunk_id FROM chunks WHERE pos IN ({','.join('?' * len(positions))})"
-        return dict(self.db.execute(q, positions).fetchall())
-
     def chapters(self) -> list[tuple[str, int]]:
         return self.db.execute("SELECT chapter, COUNT(*) FROM chunks GROUP BY chapter ORDER BY MIN(pos)").fetchall()
 

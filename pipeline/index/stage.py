@@ -13,57 +13,61 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from pipeline.index.bm25 import Bm25Index
 from pipeline.index.catalog import current_generation, publish, write_catalog
-from pipeline.index.chunking import make_chunks
+from pipeline.index.chunking import make_chunks, question_chunk
+from pipeline.index.embed import make_embedder
+from pipeline.index.links import link_questions
+from pipeline.index.merge import merge_questions
+from pipeline.index.vector import VectorStore
 from pipeline.models import Chunk, CleanDoc, EnrichedDoc, IndexedDoc, QuestionSource, StageReport, Status
 from pipeline.progress import Progress
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store
 from pipeline.testhooks import kill_point
+from pipeline.text.tokenize import TOKENIZER_VERSION, terms_hash, tokenize
 
 CODE_VERSION = "index-2"
 EMBED_BATCH = 64
 
 
 def config_hash(s: Settings) -> str:
-    from pipeline.text.tokenize import TOKENIZER_VERSION, terms_hash
-
-    return s.stage_hash("chunk_size", "chunk_overlap") + TOKENIZER_VERSION + terms_hash()
+    """The index settings, the tokenizer version and the domain term list (which changes tokens)."""
+    return s.group_hash("index") + TOKENIZER_VERSION + terms_hash()
 
 
 def make_embedder_from_settings(s: Settings):
-    from pipeline.index.embed import make_embedder
-
-    return make_embedder(s.embed_model, s.embed_model_dir, s.embed_query_prefix, s.embed_doc_prefix)
+    g = s.index
+    return make_embedder(g.embed_model, g.embed_model_dir, g.embed_query_prefix, g.embed_doc_prefix)
 
 
 def collection_name(model_id: str) -> str:
     return "chunks_" + hashlib.sha256(model_id.encode()).hexdigest()[:10]
 
 
-def open_vectors(store: Store, s: Settings, model_id: str):
-    from pipeline.index.vector import VectorStore
-
-    return VectorStore.open(None if s.chroma_url else store.index_dir / "chroma", s.chroma_url,
-                            collection_name(model_id), {"M": s.hnsw_m, "ef_search": s.hnsw_ef_search})
+def open_vectors(index_dir, s: Settings, collection: str) -> VectorStore:
+    """The vector store of ``index_dir`` (embedded Chroma), or the Chroma server of ``chroma_url``."""
+    g = s.index
+    return VectorStore.open(None if g.chroma_url else index_dir / "chroma", g.chroma_url, collection,
+                            {"M": g.hnsw_m, "ef_search": g.hnsw_ef_search})
 
 
 def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
-        quiet: bool = False, abort_on_error: bool = False, embedder=None) -> tuple[StageReport, dict]:
-    from pipeline.text.tokenize import tokenize
+        quiet: bool = False, abort_on_error: bool = False, embedder=None) -> StageReport:
+    """Chunk each changed document, then sync both engines; ``report.counts`` holds the index totals."""
 
     def work(entry: DocEntry) -> IndexedDoc:
         clean = store.read("clean", entry.doc_id, CleanDoc)
         enriched = store.read("enrich", entry.doc_id, EnrichedDoc)
-        chunks = make_chunks(clean, enriched, settings.chunk_size, settings.chunk_overlap)
+        chunks = make_chunks(clean, enriched, settings.index.chunk_size, settings.index.chunk_overlap)
         return IndexedDoc(doc_id=entry.doc_id, source=clean.source, chunks=chunks,
                           tokens=[tokenize(c.index_text) for c in chunks])
 
     report = run_docs(store, manifest, "index", doc_ids, work, config_hash=config_hash(settings),
                       code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
-    counts = sync(store, manifest, settings, embedder=embedder, quiet=quiet, force=force)
-    return report, counts
+    report.counts.update(sync(store, manifest, settings, embedder=embedder, quiet=quiet, force=force))
+    return report
 
 
 def live_docs(store: Store, manifest: Manifest) -> list[IndexedDoc]:
@@ -78,10 +82,7 @@ def live_docs(store: Store, manifest: Manifest) -> list[IndexedDoc]:
 def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optional[list[str]]]]:
     """The chunks the live documents give, in a stable order, with their BM25 tokens (None where a
     chunk must be tokenized first). Dated past-paper questions are merged across documents (paper
-    stem + booklet answer and analysis → one record, ``pipeline.clean.merge``)."""
-    from pipeline.clean.merge import merge_questions
-    from pipeline.index.chunking import question_chunk
-
+    stem + booklet answer and analysis → one record, ``pipeline.index.merge``)."""
     chunks: list[Chunk] = []
     tokens: list[Optional[list[str]]] = []
     seen: set[str] = set()
@@ -123,7 +124,7 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
     seen = {c.chunk_id for c in chunks}
     ids = [c.chunk_id for c in chunks]
     embedder = embedder or make_embedder_from_settings(settings)
-    vectors = open_vectors(store, settings, embedder.model_id)
+    vectors = open_vectors(store.index_dir, settings, collection_name(embedder.model_id))
     existing = vectors.ids()
     stale = existing - seen
     if stale:
@@ -138,18 +139,22 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
         kill_point("chroma")
         bar.update(i + len(batch))
     bar.close()
-    # the generation is rebuilt when the chunk set or the BM25 parameters change
-    ids_hash = hashlib.sha256(("\n".join(ids) + f"\nk1={settings.bm25_k1} b={settings.bm25_b}").encode()).hexdigest()
+    # The generation is rebuilt when anything its BM25 side depends on changes: the chunk set, the
+    # BM25 parameters, and the tokens (tokenizer version, term list, and every document's stored
+    # tokens, through the index artifacts' hashes): an unchanged chunk set with new tokens must not
+    # keep the old vocabulary.
+    doc_tokens = sorted(rec.stages["index"].output_hash for rec in manifest.documents.values()
+                        if "index" in rec.stages and rec.stages["index"].status != Status.FAILED.value)
+    key = "\n".join(ids + [f"k1={settings.index.bm25_k1} b={settings.index.bm25_b}", TOKENIZER_VERSION, terms_hash()]
+                    + doc_tokens)
+    ids_hash = hashlib.sha256(key.encode()).hexdigest()
     current = current_generation(store.index_dir)
-    if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection_name(embedder.model_id):
-        from pipeline.enrich.links import link_questions
-        from pipeline.index.bm25 import Bm25Index
-        from pipeline.text.tokenize import tokenize
-
+    collection = collection_name(embedder.model_id)
+    if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection:
         gen = store.index_dir / f"gen-{time.time_ns()}"
         gen.mkdir(parents=True)
         tokens = [t if t is not None else tokenize(c.index_text) for c, t in zip(chunks, tokens)]
-        bm25 = Bm25Index.build(ids, tokens, k1=settings.bm25_k1, b=settings.bm25_b)
+        bm25 = Bm25Index.build(ids, tokens, k1=settings.index.bm25_k1, b=settings.index.bm25_b)
         bm25.save(gen / "bm25")
         links = link_questions(chunks, tokens, bm25)
         chunks = [c.model_copy(update={"chapter_paths": links[c.chunk_id]}) if c.chunk_id in links else c
@@ -157,7 +162,7 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
         write_catalog(gen / "chunks.sqlite", chunks)
         kill_point("publish")
         publish(store.index_dir, gen, {"ids_hash": ids_hash, "count": len(ids), "embed_model": embedder.model_id,
-                                       "collection": collection_name(embedder.model_id), "dim": embedder.dim})
+                                       "collection": collection, "dim": embedder.dim})
     return {"manifest": len(ids), "bm25": len(ids), "vectors": vectors.count(), "embedded": len(todo),
             "deleted": len(stale)}
 

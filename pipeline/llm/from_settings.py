@@ -1,11 +1,13 @@
-"""Build the configured LLM from Settings (kept apart so the llm package never imports settings)."""
+"""Build the configured LLM from Settings (kept apart so the rest of the llm package never reads settings)."""
 
 from __future__ import annotations
 
+from pipeline.llm import make_llm
+from pipeline.settings import Settings
 
-def make_llm_from_settings(s):
-    from pipeline.llm import make_llm
 
-    return make_llm(s.llm_backend, model_path=s.llm_model_path, packaged=s.llm_packaged, models_dir=s.models_dir,
-                    base_url=s.llm_base_url, model=s.llm_model, api_key=s.llm_api_key, timeout=s.llm_timeout,
-                    threads=s.llm_threads)
+def make_llm_from_settings(s: Settings):
+    """The LLM of the ``llm`` settings group, or None for backend ``none``; raises LlmError."""
+    g = s.llm
+    return make_llm(g.backend, model_path=g.model_path, packaged=g.packaged, models_dir=s.models_dir,
+                    base_url=g.base_url, model=g.model, api_key=g.api_key, timeout=g.timeout, threads=g.threads)

@@ -30,11 +30,6 @@ SUPPORTED = {".pdf"} | IMAGE_SUFFIXES | TEXT_SUFFIXES | OFFICE_SUFFIXES
 PAPER_HINT = re.compile(r"真题|试卷|试题|模拟卷|考试|答案|单项选择题")
 
 
-def config_hash(s: Settings) -> str:
-    return s.stage_hash("ocr_engine", "ocr_dpi", "garble_min_chars", "garble_min_cjk_ratio",
-                        "garble_max_bad_ratio", "paddle_det_dir", "paddle_rec_dir")
-
-
 def discover(raw_dir: Path, store: Store, manifest: Manifest) -> tuple[list[str], list[DocReport]]:
     """Scan ``raw_dir``; add new documents, attach extra names, drop sources that disappeared.
 
@@ -145,7 +140,7 @@ class OcrRunner:
             from pipeline.parse.ocr import make_engine
 
             # measured: 1 thread per engine beats 2 on 2 cores (and workers each run one)
-            self._engine = make_engine(self.settings.ocr_engine, **engine_kwargs(self.settings, threads=1))
+            self._engine = make_engine(self.settings.parse.ocr_engine, **engine_kwargs(self.settings, threads=1))
         return self._engine
 
     def image_lines(self, image, scale: float = 1.0) -> tuple[list[tuple[str, tuple]], float]:
@@ -158,8 +153,8 @@ class OcrRunner:
     def pdf_pages(self, path: Path, numbers: list[int]) -> dict[int, object]:
         """OCR the given pages; with ``ocr_workers`` > 1 they are spread over worker processes
         (one single-threaded engine each: measured faster than one engine with 2 threads)."""
-        args = [(str(path), self.settings.pdf_password, n, self.settings.ocr_dpi) for n in numbers]
-        if self.settings.ocr_workers > 1:
+        args = [(str(path), self.settings.parse.pdf_password, n, self.settings.parse.ocr_dpi) for n in numbers]
+        if self.settings.executor.ocr_workers > 1:
             pool = self._get_pool()
             futures = {a[2]: pool.submit(_ocr_pdf_page, *a) for a in args}
             out: dict[int, object] = {}
@@ -187,12 +182,12 @@ class OcrRunner:
 
             # a setup error (paddleocr not installed, empty model dir) as one clear line here,
             # not as "a child process terminated abruptly" for every page
-            check_engine(self.settings.ocr_engine, **engine_kwargs(self.settings, 1))
+            check_engine(self.settings.parse.ocr_engine, **engine_kwargs(self.settings, 1))
 
-            self._pool = ProcessPoolExecutor(max_workers=self.settings.ocr_workers,
+            self._pool = ProcessPoolExecutor(max_workers=self.settings.executor.ocr_workers,
                                              mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_init_worker,
-                                             initargs=(self.settings.ocr_engine, engine_kwargs(self.settings, 1),
+                                             initargs=(self.settings.parse.ocr_engine, engine_kwargs(self.settings, 1),
                                                        os.getpid()))
         return self._pool
 
@@ -209,8 +204,8 @@ MAX_OCR_PIXELS = 12_000_000  # ~A3 at 200 dpi; larger pages are rendered at a lo
 def engine_kwargs(settings: Settings, threads: Optional[int]) -> dict:
     """Constructor arguments of the configured OCR engine."""
     kw: dict = {"threads": threads}
-    if settings.ocr_engine.strip().lower() in ("paddleocr", "paddle"):
-        kw.update(det_dir=settings.paddle_det_dir, rec_dir=settings.paddle_rec_dir)
+    if settings.parse.ocr_engine == "paddleocr":
+        kw.update(det_dir=settings.parse.paddle_det_dir, rec_dir=settings.parse.paddle_rec_dir)
     return kw
 
 
@@ -262,8 +257,8 @@ def parse_file(path: Path, source: str, doc_id: str, settings: Settings, ocr: Oc
     errors: list[ErrorItem] = []
     title = ""
     if suffix == ".pdf":
-        th = GarbleThresholds(settings.garble_min_chars, settings.garble_max_bad_ratio, settings.garble_min_cjk_ratio)
-        pages, blocks, errors, title = parse_pdf(path, source, password=settings.pdf_password, th=th,
+        th = GarbleThresholds(settings.parse.garble_min_chars, settings.parse.garble_max_bad_ratio, settings.parse.garble_min_cjk_ratio)
+        pages, blocks, errors, title = parse_pdf(path, source, password=settings.parse.pdf_password, th=th,
                                                  ocr_pages=ocr.pdf_pages)
         fmt = "pdf"
     elif suffix in IMAGE_SUFFIXES:
@@ -347,7 +342,7 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
         return doc
 
     try:
-        return run_docs(store, manifest, "parse", doc_ids, work, config_hash=config_hash(settings),
+        return run_docs(store, manifest, "parse", doc_ids, work, config_hash=settings.group_hash("parse"),
                         code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
     finally:
         ocr.close()

@@ -147,8 +147,3 @@ def _tokens(text: str, cjk_words) -> list[str]:
         else:
             out.append(piece.lower())
     return out
-
-
-def tokenize_many(texts: list[str]) -> list[list[str]]:
-    """Tokenize a batch of texts (documents)."""
-    return [tokenize(t) for t in texts]

@@ -41,7 +41,7 @@ def _run(store, manifest, settings, stage):
     if stage == "clean":
         report = clean_stage.run(store, manifest, sorted(manifest.documents), settings, quiet=True)
     else:
-        report, _ = enrich_stage.run(store, manifest, sorted(manifest.documents), settings, quiet=True)
+        report = enrich_stage.run(store, manifest, sorted(manifest.documents), settings, quiet=True)
     assert not report.failed
     return {d.doc_id: d.detail for d in report.docs}
 
@@ -52,7 +52,7 @@ def _out(manifest, stage="clean"):
 
 def test_editing_rules_redoes_only_affected_documents(tmp_path):
     store, manifest, rules = _setup(tmp_path)
-    settings = Settings(data_dir=store.root, rules_file=str(rules), enrich_backend="extractive")
+    settings = Settings.from_flat(data_dir=store.root, rules_file=str(rules), enrich_backend="extractive")
     assert set(_run(store, manifest, settings, "clean").values()) == {"done"}
     assert set(_run(store, manifest, settings, "enrich").values()) == {"done"}
     first, cfg = _out(manifest), {k: e.stages["clean"].config_hash for k, e in manifest.documents.items()}
@@ -84,7 +84,7 @@ def test_editing_rules_redoes_only_affected_documents(tmp_path):
 def test_bad_rules_file_fails_the_stage_with_its_name(tmp_path):
     store, manifest, rules = _setup(tmp_path)
     rules.write_text("ad_patterns: ['(未闭合']\n", encoding="utf-8")
-    settings = Settings(data_dir=store.root, rules_file=str(rules))
+    settings = Settings.from_flat(data_dir=store.root, rules_file=str(rules))
     try:
         clean_stage.run(store, manifest, sorted(manifest.documents), settings, quiet=True)
     except ValueError as e:

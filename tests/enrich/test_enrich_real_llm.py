@@ -9,7 +9,7 @@ from pipeline.settings import Settings
 
 def test_packaged_model_summarises_and_extracts_keywords(tmp_path):
     s = Settings()
-    llm = make_llm("local", packaged=s.llm_packaged, models_dir=s.models_dir, threads=s.llm_threads, n_ctx=2048)
+    llm = make_llm("local", packaged=s.llm.packaged, models_dir=s.models_dir, threads=s.llm.threads, n_ctx=2048)
     doc = CleanDoc(doc_id="d", source="s", kind="textbook", sections=[
         Section(chapter_path=["第七章 查找", "7.2 折半查找"],
                 text="折半查找又称二分查找，仅适用于有序的顺序表。每次将给定值与中间元素比较，缩小一半查找区间，时间复杂度为O(log2 n)。"),

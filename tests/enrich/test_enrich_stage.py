@@ -104,12 +104,12 @@ def test_stage_rerun_makes_zero_calls(tmp_path):
     store.write("clean", "d1", _doc())
     manifest.documents["d1"] = DocEntry(doc_id="d1", sources=["raw/书.pdf"], raw_hash="x", stages={
         "clean": StageRecord(input_hash="a", config_hash="b", code_version="c", output_hash=store.artifact_hash("clean", "d1"), status="success")})
-    settings = Settings(data_dir=tmp_path / "data", enrich_backend="llm")
+    settings = Settings.from_flat(data_dir=tmp_path / "data", enrich_backend="llm")
     llm = FakeLlm(_reply)
-    rep, calls = run(store, manifest, ["d1"], settings, quiet=True, llm=llm)
-    assert calls == 2 and rep.docs[0].status.value == "success"
-    rep, calls = run(store, manifest, ["d1"], settings, quiet=True, llm=llm, force=True)
-    assert calls == 0  # forced redo, but every section answer comes from the cache
+    rep = run(store, manifest, ["d1"], settings, quiet=True, llm=llm)
+    assert rep.counts["llm_calls"] == 2 and rep.docs[0].status.value == "success"
+    rep = run(store, manifest, ["d1"], settings, quiet=True, llm=llm, force=True)
+    assert rep.counts["llm_calls"] == 0  # forced redo, but every section answer comes from the cache
 
 
 def test_long_chapter_is_split_into_bounded_calls(tmp_path):

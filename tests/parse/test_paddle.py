@@ -84,7 +84,7 @@ def test_paddle_engine_end_to_end_through_parse(tmp_path, model_dirs):
     page.insert_image(page.rect, pixmap=pix)
     path = tmp_path / "scan.pdf"
     doc.save(path)
-    settings = Settings(data_dir=tmp_path, ocr_engine="paddleocr", ocr_workers=1,
+    settings = Settings.from_flat(data_dir=tmp_path, ocr_engine="paddleocr", ocr_workers=1,
                         paddle_det_dir=str(model_dirs[0]), paddle_rec_dir=str(model_dirs[1]))
     runner = OcrRunner(settings)
     try:

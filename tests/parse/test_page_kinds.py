@@ -221,7 +221,7 @@ def test_mixed_pdf_with_real_ocr_end_to_end(tmp_path):
     _scan_page(doc, lines=["第四章 散列表", "散列函数把关键字映射为存储地址。", "处理冲突的方法有开放定址法和拉链法。"])
     path = tmp_path / "mixed.pdf"
     doc.save(path)
-    settings = Settings(data_dir=tmp_path, ocr_workers=1)
+    settings = Settings.from_flat(data_dir=tmp_path, ocr_workers=1)
     runner = OcrRunner(settings)
     try:
         parsed = parse_file(path, str(path), "d" * 16, settings, runner)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.clean.merge import merge_questions
+from pipeline.index.merge import merge_questions
 from pipeline.models import Question, QuestionSource
 
 

@@ -1,4 +1,4 @@
-from pipeline.enrich.links import link_questions
+from pipeline.index.links import link_questions
 from pipeline.index.bm25 import Bm25Index
 from pipeline.text.tokenize import tokenize
 from pipeline.models import Chunk

@@ -1,0 +1,179 @@
+"""The one query service: search, ask, chapters, questions, status and eval over the published index.
+
+The CLI, the benchmarks and the web server all call it, so every answer, JSON shape and eval number
+comes from one place. It reads the last published index generation and follows a new one when an
+ingest publishes it (checked on every call: one small file read), so a long-running server never
+needs a restart. It never takes the data-dir lock: reading works while an ingest runs.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from pipeline.ask.answer import answer as compose_answer
+from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, summarise
+from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retriever
+from pipeline.errors import one_line
+from pipeline.index.catalog import current_generation
+from pipeline.index.stage import collect
+from pipeline.llm.from_settings import make_llm_from_settings
+from pipeline.models import PATH_SEP, Answer, Chunk
+from pipeline.settings import Settings
+from pipeline.store import Store
+
+__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "answer_json", "chapter_tree"]
+
+# the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
+HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
+            "kind", "year", "number", "citation", "chapter_paths", "sources")
+
+
+def answer_json(a: Answer) -> dict:
+    """The ``ask --json`` object (the web API returns the same)."""
+    out = a.model_dump(include={"question", "answer", "refused", "hits"})
+    out["hits"] = [{k: h[k] for k in HIT_KEYS} for h in out["hits"]]
+    if a.note:
+        out["note"] = a.note
+    return out
+
+
+def chapter_tree(rows: Iterable[tuple[str, int]]) -> list[dict]:
+    """Nested nodes {"title", "chunks" (own + descendants), "children"} from joined chapter paths."""
+    roots: list[dict] = []
+    for joined, n in rows:
+        level = roots
+        for title in joined.split(PATH_SEP):
+            node = next((c for c in level if c["title"] == title), None)
+            if node is None:
+                node = {"title": title, "chunks": 0, "children": []}
+                level.append(node)
+            node["chunks"] += n
+            level = node["children"]
+    return roots
+
+
+def question_row(q: Chunk) -> dict:
+    return {"year": q.year, "number": q.number, "qtype": q.qtype, "text": q.text, "chapter_paths": q.chapter_paths,
+            "source": q.source, "pages": q.pages}
+
+
+class QueryService:
+    """Everything a reader of the index can ask. Thread-safe; the LLM is built on first use."""
+
+    def __init__(self, settings: Settings, *, llm=None, embedder=None):
+        self.settings = settings
+        self.store = Store(settings.data_dir)
+        self._llm = llm
+        self._llm_error: Optional[str] = None
+        self._embedder = embedder
+        self._retriever: Optional[Retriever] = None
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ index
+    def retriever(self) -> Retriever:
+        """The retriever of the live generation, reopened when a newer one was published.
+        Raises IndexMissing when nothing was ever indexed."""
+        meta = current_generation(self.store.index_dir)
+        if meta is None:
+            raise IndexMissing(f"no index in {self.settings.data_dir}: run `python cli.py ingest DIR` first")
+        with self._lock:
+            if self._retriever is None or self._retriever.meta.get("generation") != meta.get("generation"):
+                self._retriever = Retriever(self.settings.data_dir, self.settings, embedder=self._embedder)
+            return self._retriever
+
+    # ------------------------------------------------------------------ llm
+    def llm(self):
+        """The configured LLM, built once; None with an explanation in :attr:`llm_error` when unavailable."""
+        with self._lock:
+            if self._llm is None and self._llm_error is None:
+                if self.settings.llm.backend == "none":
+                    self._llm_error = "EXAMRAG_LLM_BACKEND=none"
+                else:
+                    try:
+                        self._llm = make_llm_from_settings(self.settings)
+                    except Exception as exc:  # missing model, runtime, endpoint: passages are still shown
+                        self._llm_error = one_line(exc)
+            return self._llm
+
+    @property
+    def llm_error(self) -> Optional[str]:
+        return self._llm_error
+
+    # ------------------------------------------------------------------ queries
+    def search(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5,
+               mode: Optional[str] = None) -> Answer:
+        """Ranked, cited passages and the refusal decision, without the LLM (``ask --no-llm``)."""
+        return self.ask(question, chapter=chapter, top_k=top_k, mode=mode, use_llm=False)
+
+    def ask(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5, mode: Optional[str] = None,
+            use_llm: bool = True, on_token: Optional[Callable[[str], None]] = None) -> Answer:
+        """Answer from the material. Raises ChapterNotFound for an unknown ``chapter``, IndexMissing.
+
+        When the LLM is wanted but unavailable, or fails mid-answer, the passages are still returned,
+        with ``note`` saying why and ``generation_failed`` set."""
+        retrieval = self.retriever().search(question, top_k=top_k, chapter=chapter, mode=mode)
+        llm = self.llm() if use_llm else None
+        note = f"no generated answer: {self.llm_error}" if use_llm and llm is None else None
+        cfg = self.settings
+        try:
+            result = compose_answer(question, retrieval, llm, min_coverage=cfg.ask.refuse_min_coverage,
+                                    min_bm25=cfg.ask.refuse_min_bm25, max_tokens=cfg.llm.max_tokens,
+                                    on_token=on_token if llm is not None else None)
+        except Exception as exc:  # endpoint down mid-answer, model crash: the passages still count
+            result = Answer(question=question, answer=None, refused=False, hits=retrieval.hits)
+            note = f"no generated answer: {one_line(exc)}"
+        result.note = result.note or note
+        result.generation_failed = note is not None
+        return result
+
+    def chapters(self) -> list[dict]:
+        return chapter_tree(self.retriever().catalog.chapters())
+
+    def questions(self, chapter: Optional[str] = None) -> list[dict]:
+        """Past-paper questions; with ``chapter``, those whose best-linked section (or own path) is under it."""
+        qs = self.retriever().catalog.all_questions()
+        if chapter:
+            qs = [q for q in qs if any(chapter in h for p in q.chapter_paths[:1] + [q.chapter_path] for h in p)]
+        return [question_row(q) for q in qs]
+
+    def status(self) -> dict:
+        """Documents with their per-stage status, failures, and index counts (equal when healthy)."""
+        manifest = self.store.load_manifest()
+        docs = [{"doc_id": d.doc_id, "sources": d.sources, "stages": {k: v.status for k, v in d.stages.items()}}
+                for d in manifest.documents.values()]
+        counts: dict = {"documents": len(docs), "failures": manifest.failures}
+        meta = current_generation(self.store.index_dir)
+        if meta:
+            counts["manifest_chunks"] = len(collect(self.store, manifest)[0])
+            r = self.retriever()
+            counts["bm25_chunks"] = len(r.bm25)
+            counts["catalog_chunks"] = len(r.catalog)
+            counts["vector_chunks"] = r.vectors.count()
+            counts["embed_model"] = meta.get("embed_model")
+        return {"documents": docs, "counts": counts}
+
+    def evaluate(self, qa_file: Path, *, mode: Optional[str] = None, chapter_aware: bool = False,
+                 on_row: Optional[Callable[[dict], None]] = None) -> dict:
+        """Retrieval quality on a QA file: hit@1/3/5 and MRR, overall and per kind.
+
+        ``on_row`` receives each question's {id, question, rank, hits} as it is scored. Raises
+        ValueError (one line naming file and line) for a malformed file."""
+        questions = list(read_questions(qa_file))
+        retriever = self.retriever()
+        rows = []
+        for q in questions:
+            chapter = q.get("chapter") if chapter_aware else None
+            try:
+                hits = retriever.search(q["question"], top_k=MRR_DEPTH, chapter=chapter, mode=mode).hits
+            except ChapterNotFound:
+                hits = []
+            rank = first_hit_rank(hits, q.get("gold", []))
+            rows.append({"id": q.get("id"), "kind": q.get("kind", "all"), "rank": rank})
+            if on_row is not None:
+                on_row({"id": q.get("id"), "question": q["question"], "rank": rank,
+                        "hits": [h.model_dump() for h in hits]})
+        summary = summarise(rows)
+        summary["mode"] = mode or self.settings.ask.retrieval_mode
+        return summary
