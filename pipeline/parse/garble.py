@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.text.lines import repeat_key
+
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _SYMBOL_PUA = re.compile(r"[\uf020-\uf0ff]")
@@ -158,15 +160,11 @@ def repeated_lines(pages: list[str], min_share: float = 0.5) -> set[str]:
         return set()
     counts: dict[str, int] = {}
     for text in pages:
-        for key in {normalise_line(l) for l in text.splitlines() if l.strip()}:
+        for key in {repeat_key(l) for l in text.splitlines() if l.strip()}:
             counts[key] = counts.get(key, 0) + 1
     need = max(2, int(len(pages) * min_share + 0.999))
     return {k for k, c in counts.items() if c >= need}
 
 
-def normalise_line(line: str) -> str:
-    return re.sub(r"\d+", "#", re.sub(r"\s+", "", line))
-
-
 def strip_lines(text: str, boiler: set[str]) -> str:
-    return "\n".join(l for l in text.splitlines() if normalise_line(l) not in boiler)
+    return "\n".join(l for l in text.splitlines() if repeat_key(l) not in boiler)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pipeline.clean.rules.markup import markup
 from pipeline.clean.rules.pattern_lines import pattern_lines
-from pipeline.clean.rules.repeated_bands import band_key, repeated_bands
+from pipeline.clean.rules.repeated_bands import repeated_bands
+from pipeline.text.lines import repeat_key
 from pipeline.clean.rules.toc_pages import toc_pages
 from pipeline.clean.rules.watermark import strip_watermarks, watermark
 from pipeline.models import Block
@@ -19,8 +20,8 @@ def framed(n_pages: int, header: str, on_pages=None) -> list[Block]:
     return out
 
 
-def test_band_key_normalises_digits_and_spaces():
-    assert band_key("第 12 页 共 3 页") == band_key("第9页共10页") == "第#页共#页"
+def test_repeat_key_normalises_digits_and_spaces():
+    assert repeat_key("第 12 页 共 3 页") == repeat_key("第9页共10页") == "第#页共#页"
 
 
 def test_repeated_header_removed_on_half_the_pages(make_work, lines_of):

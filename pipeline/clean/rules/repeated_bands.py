@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 
 from pipeline.clean.rules.base import Work
-
-
-def band_key(line: str) -> str:
-    """What makes two band lines "the same": whitespace removed, each run of digits → ``#``."""
-    return re.sub(r"\d+", "#", re.sub(r"\s+", "", line))
+from pipeline.text.lines import repeat_key
 
 
 def repeated_bands(work: Work) -> None:
     """Remove top/bottom-band lines that repeat on many pages.
 
-    A line in a ``top`` or ``bottom`` band block is removed when its ``band_key`` occurs in that
+    A line in a ``top`` or ``bottom`` band block is removed when its ``repeat_key`` occurs in that
     band on at least ``thresholds.repeat_ratio`` (default 0.5) of the document's pages and on at
     least ``thresholds.repeat_min_pages`` (default 3) pages. Body lines are never touched, so a
     document title repeated once in the body stays.
@@ -27,8 +22,8 @@ def repeated_bands(work: Work) -> None:
     for b in work.blocks:
         if b.band != "body" and b.page is not None and b.kind in ("heading", "text"):
             for s in b.lines:
-                pages_of[(b.band, band_key(s))].add(b.page)
+                pages_of[(b.band, repeat_key(s))].add(b.page)
     need = max(t.repeat_min_pages, math.ceil(t.repeat_ratio * work.page_count))
     repeated = {key for key, pages in pages_of.items() if len(pages) >= need and key[1]}
     if repeated:
-        work.filter_lines("repeated_bands", lambda b, s: b.band != "body" and (b.band, band_key(s)) in repeated)
+        work.filter_lines("repeated_bands", lambda b, s: b.band != "body" and (b.band, repeat_key(s)) in repeated)
