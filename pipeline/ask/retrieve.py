@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Optional
 
@@ -103,33 +104,25 @@ class Retriever:
         self.meta = current_generation(index_dir)
         if not self.meta:
             raise IndexMissing(f"no index in {data_dir}: run `python cli.py ingest DIR` first")
-        gen = index_dir / self.meta["generation"]
-        self.catalog = Catalog(gen / "chunks.sqlite")
-        self._gen = gen
-        self._bm25 = None
+        self._gen = index_dir / self.meta["generation"]
+        self._index_dir = index_dir
+        self.catalog = Catalog(self._gen / "chunks.sqlite")
+        if embedder is not None:
+            self.embedder = embedder
         if settings.ask.retrieval_mode != "vector":
             _ = self.bm25  # open (memory-map) now: an ingest publishing a new generation may delete this one
-        self._vectors = None
-        self._embedder = embedder
-        self._index_dir = index_dir
 
-    @property
-    def bm25(self):
-        if self._bm25 is None:
-            self._bm25 = Bm25Index.load(self._gen / "bm25", mmap=True)
-        return self._bm25
+    @cached_property
+    def bm25(self) -> Bm25Index:
+        return Bm25Index.load(self._gen / "bm25", mmap=True)
 
-    @property
+    @cached_property
     def embedder(self):
-        if self._embedder is None:
-            self._embedder = make_embedder_from_settings(self.settings)
-        return self._embedder
+        return make_embedder_from_settings(self.settings)
 
-    @property
+    @cached_property
     def vectors(self):
-        if self._vectors is None:
-            self._vectors = open_vectors(self._index_dir, self.settings, self.meta["collection"])
-        return self._vectors
+        return open_vectors(self._index_dir, self.settings, self.meta["collection"])
 
     def resolve_chapter(self, needle: str) -> list[str]:
         found = self.catalog.matching_chapters(needle)
