@@ -16,6 +16,7 @@ from typing import Optional
 from pipeline.models import Block, DocReport, ErrorItem, PageInfo, ParsedDoc, StageReport, Status
 from pipeline.parse.garble import GarbleThresholds
 from pipeline.parse.headings import HeadingPath, title_from_filename
+from pipeline.parse.ocr import check_engine, make_engine, ocr_image_lines
 from pipeline.parse.office import OFFICE_SUFFIXES, parse_office
 from pipeline.parse.pdf import ParseError, parse_pdf
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
@@ -137,16 +138,12 @@ class OcrRunner:
     @property
     def engine(self):
         if self._engine is None:
-            from pipeline.parse.ocr import make_engine
-
             # measured: 1 thread per engine beats 2 on 2 cores (and workers each run one)
             self._engine = make_engine(self.settings.parse.ocr_engine, **engine_kwargs(self.settings, threads=1))
         return self._engine
 
     def image_lines(self, image, scale: float = 1.0) -> tuple[list[tuple[str, tuple]], float]:
         """OCR an RGB array; rows in reading order with bboxes scaled by ``scale``."""
-        from pipeline.parse.ocr import ocr_image_lines
-
         lines, conf = ocr_image_lines(self.engine, image)
         return [(t, tuple(v * scale for v in box)) for t, box in lines], conf
 
@@ -177,8 +174,6 @@ class OcrRunner:
         if self._pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
-
-            from pipeline.parse.ocr import check_engine
 
             # a setup error (paddleocr not installed, empty model dir) as one clear line here,
             # not as "a child process terminated abruptly" for every page
@@ -223,16 +218,12 @@ def _init_worker(engine_name: str, kwargs: dict, parent_pid: int) -> None:
         pass
     if os.getppid() != parent_pid:  # the parent died before the line above took effect
         os._exit(1)
-    from pipeline.parse.ocr import make_engine
-
     _WORKER["engine"] = make_engine(engine_name, **kwargs)
 
 
 def _ocr_pdf_page(path: str, password, number: int, dpi: int):
     import numpy as np
     import pymupdf
-
-    from pipeline.parse.ocr import ocr_image_lines
 
     doc = pymupdf.open(path)
     try:
