@@ -4,9 +4,9 @@ the one line that fixes it.
 The checks do the real thing rather than look for files: packages are imported (each in a child
 process, so a broken native library that crashes on import is reported, not fatal), model files are
 fully re-hashed (not the size/mtime marker ``assemble()`` trusts), the LLM answers a 1-token prompt
-and the OCR engines read a rendered image. So a run takes tens of seconds. The only write: a
-packaged-model marker that vouches for a file that no longer matches is removed, so the fix
-(``scripts/install_llm.sh``) rebuilds the file instead of trusting the marker.
+and the OCR engines read a rendered image. So a run takes tens of seconds. Nothing is repaired; the
+one deliberate write removes a packaged-model marker that vouches for a file that no longer matches,
+so the fix (``scripts/install_llm.sh``) rebuilds the file instead of trusting the marker.
 """
 
 from __future__ import annotations
@@ -22,10 +22,13 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from pipeline.errors import one_line
 from pipeline.settings import Settings
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE_REQUIREMENTS = ROOT / "requirements" / "base.txt"
@@ -65,6 +68,7 @@ class Check:
 
 
 def run(settings: Settings) -> list[Check]:
+    """Every check, in order (see ``iter_checks``)."""
     return list(iter_checks(settings))
 
 
@@ -125,7 +129,7 @@ def _requirement_lines(path: Path) -> list[str]:
     return [ln for ln in lines if ln and not ln.startswith("-")]
 
 
-def pins(base: Path = BASE_REQUIREMENTS, lock: Path = LOCK_REQUIREMENTS) -> list[tuple[object, Optional[str]]]:
+def pins(base: Path = BASE_REQUIREMENTS, lock: Path = LOCK_REQUIREMENTS) -> list[tuple[Requirement, Optional[str]]]:
     """``(Requirement, pinned version)`` per line of ``base``: its own ``==`` version, else the lock's
     (the tested set: the install runs with ``-c lock.txt``), else None (the specifier alone)."""
     from packaging.requirements import Requirement
@@ -175,7 +179,7 @@ def _import_error(module: str) -> Optional[str]:
     return one_line(last[-1] if last else f"import {module} exited with {r.returncode}", 200)
 
 
-def _extras_missing(req) -> list[str]:
+def _extras_missing(req: Requirement) -> list[str]:
     """Requirements of ``req``'s extras (``markitdown[docx]`` → mammoth…) that are not installed."""
     from packaging.requirements import Requirement
 

