@@ -110,7 +110,7 @@ def test_corrupted_packaged_model_fails_with_the_install_fix(cli, tmp_path):
     assert lines[i + 1] == "       fix: run scripts/install_llm.sh"
     j = next(j for j, ln in enumerate(lines) if ln.startswith("failed llm: "))
     assert lines[j + 1] == "       fix: run scripts/install_llm.sh"
-    assert lines[-1].endswith("; failed: llm model, llm"), lines[-1]
+    assert "; failed: llm model, llm" in lines[-1], lines[-1]  # (+ paddleocr if installed: no dirs in that models dir)
 
     assert not pk.is_verified(DEFAULT_PACKAGED, models)
     assert pk.sha256_file(pk.assemble(DEFAULT_PACKAGED, models)) == pk.PACKAGED[DEFAULT_PACKAGED].sha256
