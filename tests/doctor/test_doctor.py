@@ -113,6 +113,8 @@ def test_corrupted_packaged_model_fails_with_the_install_fix(cli, tmp_path):
     assert "; failed: llm model, llm" in lines[-1], lines[-1]  # (+ paddleocr if installed: no dirs in that models dir)
 
     assert not pk.is_verified(DEFAULT_PACKAGED, models)
+    if pk.missing_parts(DEFAULT_PACKAGED) and os.environ.get("EXAMRAG_ALLOW_NO_LLM") == "1":
+        return  # the repair below rebuilds from the part packages, which install_llm.sh installs
     assert pk.sha256_file(pk.assemble(DEFAULT_PACKAGED, models)) == pk.PACKAGED[DEFAULT_PACKAGED].sha256
 
 
