@@ -56,6 +56,7 @@ if (( WANT_PADDLE )); then
       echo "setup: expected one OpenCV distribution (opencv-python-headless), found: ${opencv:-none}" >&2
       exit 1
     fi
+    rm -f .venv/.examrag-paddle-*  # tests/parse/test_paddle.py: a stamp means "must not skip"
     touch "$pstamp"
   fi
   # Model dirs (inference.onnx + inference.yml) from rapidocr's bundled PP-OCRv6 small models; cheap
