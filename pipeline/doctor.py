@@ -218,7 +218,7 @@ def check_packages(base: Path = BASE_REQUIREMENTS, lock: Path = LOCK_REQUIREMENT
             to_import.append((f"{req.name} {have}", import_name(req.name)))
     with ThreadPoolExecutor(max_workers=2) as pool:  # two cores: halves the wall time when idle
         errors = list(pool.map(_import_error, [module for _, module in to_import]))
-    problems += [f"{label} does not import: {err}" for (label, _), err in zip(to_import, errors) if err]
+    problems += [f"{label} does not import: {err}" for (label, _), err in zip(to_import, errors, strict=True) if err]
     if problems:
         return Check("packages", False, "; ".join(problems), _pip_base())
     return Check("packages", True, f"{len(listed)} packages of {base.name} import at their pinned versions")

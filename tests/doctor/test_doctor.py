@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.server
 import importlib.util
@@ -12,6 +13,7 @@ import socket
 import sys
 import threading
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -166,18 +168,56 @@ def test_llm_backend_none_is_off_not_failed(tmp_path):
     assert llm.line() == "off    llm: EXAMRAG_LLM_BACKEND=none: ask prints the cited passages only"
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def _serving(handler: type) -> Iterator[str]:
+    """``handler`` on a loopback port; yields its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _Quiet(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def test_openai_endpoint_answering_one_token_passes(tmp_path):
+    seen: list[dict] = []
+
+    class Endpoint(_Quiet):
+        def do_POST(self):
+            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            raw = json.dumps({"id": "x", "object": "chat.completion", "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "2"}, "finish_reason": "length"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+    with _serving(Endpoint) as url:
+        s = Settings(data_dir=tmp_path, llm_backend="openai", llm_base_url=f"{url}/v1", llm_model="qwen2.5:7b")
+        c = doctor.check_llm(s, doctor.check_llm_model(s))
+    assert c.ok and c.detail.startswith("openai qwen2.5:7b answered a 1-token prompt ('2')"), c
+    assert [r["max_tokens"] for r in seen] == [1]
+
+
 def test_openai_backend_unreachable_names_the_endpoint(tmp_path):
     port = _free_port()
     s = Settings(data_dir=tmp_path, llm_backend="openai", llm_base_url=f"http://127.0.0.1:{port}/v1",
                  llm_model="qwen2.5:7b", llm_timeout=5)
     c = doctor.check_llm(s, doctor.check_llm_model(s))
     assert not c.ok and c.fix.startswith(f"start the endpoint at http://127.0.0.1:{port}/v1")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_unreachable_chroma_url_fails_with_one_line_naming_it(tmp_path):
@@ -192,20 +232,12 @@ def test_unreachable_chroma_url_fails_with_one_line_naming_it(tmp_path):
 
 
 def test_a_server_that_is_not_chroma_fails(tmp_path):
-    class NotChroma(http.server.BaseHTTPRequestHandler):
+    class NotChroma(_Quiet):
         def do_GET(self):
             self.send_error(404)
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotChroma)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+    with _serving(NotChroma) as url:
         c = doctor.check_chroma(Settings(data_dir=tmp_path, chroma_url=url))
-    finally:
-        server.shutdown()
     assert not c.ok and c.detail.startswith(f"{url} does not answer as a Chroma server")
 
 
@@ -289,6 +321,8 @@ def test_cli_prints_each_check_and_the_fix_and_exits_1(monkeypatch):
     assert out["checks"][2]["fix"] == "unset EXAMRAG_CHROMA_URL"
     monkeypatch.setattr(doctor, "iter_checks", lambda s: iter(checks[:2]))
     assert CliRunner().invoke(cli.app, ["doctor"]).exit_code == 0
+    r = CliRunner().invoke(cli.app, ["doctor", "--help"])
+    assert r.exit_code == 0 and "one-line fix" in r.stdout
 
 
 def test_a_check_that_raises_is_reported_not_fatal():
