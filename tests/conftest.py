@@ -74,6 +74,7 @@ def sample_data(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def copy_of_sample(tmp_path) -> Path:
+    """A copy of data/raw as shipped (sample documents only; its generator is scripts/make_sample.py)."""
     raw = tmp_path / "raw"
-    shutil.copytree(SAMPLE, raw, ignore=shutil.ignore_patterns("*.py"))
+    shutil.copytree(SAMPLE, raw)
     return raw

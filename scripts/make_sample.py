@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """Deterministic generator for the shipped examrag sample corpus (data/raw/).
 
-Run:  .venv/bin/python data/raw/make_sample.py
+Run:  .venv/bin/python scripts/make_sample.py [--out DIR]     (default DIR: data/raw/)
+It lives outside data/raw/ so the sample holds only documents: `ingest data/raw` reports every file
+as success. With the pinned pymupdf and numpy the output is byte-identical to the shipped files
+(fixed metadata dates, no new PDF id, seeded noise); tests/cli/test_sample.py checks that.
 Produces (all text is original study material written for this project):
   数据结构复习讲义.pdf                    text PDF: headings, header/footer, ruled table, TOC
   2024年计算机专业基础综合模拟卷_扫描版.pdf  image-only "scanned" exam paper (no text layer)
   操作系统笔记.md                          markdown with headings, table, LaTeX, C code block
   计算机网络笔记.txt                       plain text encoded in GBK
 """
+import argparse
 import re
 from pathlib import Path
 
 import numpy as np
 import pymupdf as fitz
 
-OUT = Path(__file__).resolve().parent
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "raw"
 W, H = fitz.paper_size("a4")
 CJK = fitz.Font("cjk")  # MuPDF built-in Droid Sans Fallback (subset on save)
 
@@ -34,7 +38,7 @@ def _symbol_font():
 SYM = _symbol_font()
 FONTS = {"F0": CJK, "F1": SYM}
 META = {"title": "", "author": "examrag sample", "subject": "408 考研样例语料",
-        "keywords": "", "creator": "data/raw/make_sample.py", "producer": "PyMuPDF",
+        "keywords": "", "creator": "scripts/make_sample.py", "producer": "PyMuPDF",
         "creationDate": "D:20240101000000+08'00'", "modDate": "D:20240101000000+08'00'"}
 NO_LINE_START = set("，。、；：？！）》」”’,.;:?!)")
 
@@ -451,12 +455,17 @@ NET_TXT = """计算机网络笔记（传输层）
 
 
 def main():
-    make_book(OUT / "数据结构复习讲义.pdf")
-    make_scan(OUT / "2024年计算机专业基础综合模拟卷_扫描版.pdf")
-    (OUT / "操作系统笔记.md").write_text(OS_MD, encoding="utf-8")
-    (OUT / "计算机网络笔记.txt").write_bytes(NET_TXT.encode("gbk"))
-    for p in sorted(OUT.iterdir()):
-        print(f"{p.stat().st_size:>9}  {p.name}")
+    ap = argparse.ArgumentParser(description="Write the shipped sample corpus.")
+    ap.add_argument("--out", type=Path, default=SAMPLE_DIR, help="output folder (default: data/raw/)")
+    out = ap.parse_args().out
+    out.mkdir(parents=True, exist_ok=True)
+    names = {"数据结构复习讲义.pdf", "2024年计算机专业基础综合模拟卷_扫描版.pdf", "操作系统笔记.md", "计算机网络笔记.txt"}
+    make_book(out / "数据结构复习讲义.pdf")
+    make_scan(out / "2024年计算机专业基础综合模拟卷_扫描版.pdf")
+    (out / "操作系统笔记.md").write_text(OS_MD, encoding="utf-8")
+    (out / "计算机网络笔记.txt").write_bytes(NET_TXT.encode("gbk"))
+    for name in sorted(names):
+        print(f"{(out / name).stat().st_size:>9}  {name}")
 
 
 if __name__ == "__main__":
