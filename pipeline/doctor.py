@@ -25,6 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from pipeline.errors import one_line
+from pipeline.index.embed import USE_PACKAGE, USE_SHA256, USE_VERSION, HashEmbedder, UseEmbedder
+from pipeline.index.stage import make_embedder_from_settings
+from pipeline.index.vector import _parse_url
+from pipeline.llm.base import LlmError
+from pipeline.llm.from_settings import make_llm_from_settings
+from pipeline.llm.packaged import DEFAULT_PACKAGED, INSTALL_HINT, default_models_dir, get_model, model_file, sha256_file
+from pipeline.parse.ocr import make_engine, ocr_image
+from pipeline.parse.ocr.paddle import DET_MODEL_NAME, REC_MODEL_NAME
 from pipeline.settings import Settings
 
 if TYPE_CHECKING:
@@ -82,8 +90,8 @@ def iter_checks(s: Settings) -> Iterator[Check]:
     yield model
     yield _guard("llm", check_llm, s, model)
     yield _guard("ocr rapidocr", check_rapidocr, s)
-    if _ocr_kind(s.ocr_engine) is None:
-        yield Check("ocr engine", False, f"unknown OCR engine {s.ocr_engine!r}",
+    if _ocr_kind(s.parse.ocr_engine) is None:
+        yield Check("ocr engine", False, f"unknown OCR engine {s.parse.ocr_engine!r}",
                     "set EXAMRAG_OCR_ENGINE to rapidocr (default) or paddleocr")
     paddle = _guard("ocr paddleocr", check_paddleocr, s)
     if paddle is not None:
@@ -227,11 +235,10 @@ def check_packages(base: Path = BASE_REQUIREMENTS, lock: Path = LOCK_REQUIREMENT
 # ---------------------------------------------------------------- models
 
 def check_embed_model(s: Settings) -> Check:
-    from pipeline.index.embed import USE_PACKAGE, USE_SHA256, USE_VERSION, HashEmbedder, UseEmbedder, make_embedder
 
     name = "embedding model"
     try:
-        emb = make_embedder(s.embed_model, s.embed_model_dir, s.embed_query_prefix, s.embed_doc_prefix)
+        emb = make_embedder_from_settings(s)
     except ValueError as exc:  # unknown name, or no usable sentence-transformers dir
         fix = ("set EXAMRAG_EMBED_MODEL_DIR to a local sentence-transformers model folder"
                if "EXAMRAG_EMBED_MODEL_DIR" in str(exc) else "set EXAMRAG_EMBED_MODEL to use (the packaged model)")
@@ -256,9 +263,8 @@ def check_embed_model(s: Settings) -> Check:
 
 
 def _llm_install_fix(s: Settings) -> str:
-    from pipeline.llm.packaged import DEFAULT_PACKAGED, INSTALL_HINT, default_models_dir
 
-    fix = INSTALL_HINT + ("" if s.llm_packaged == DEFAULT_PACKAGED else f" {s.llm_packaged}")
+    fix = INSTALL_HINT + ("" if s.llm.packaged == DEFAULT_PACKAGED else f" {s.llm.packaged}")
     if Path(s.models_dir).expanduser() != default_models_dir():  # set in a config file: the script reads env
         fix += f" with EXAMRAG_MODELS_DIR={s.models_dir} set"
     return fix
@@ -267,15 +273,13 @@ def _llm_install_fix(s: Settings) -> str:
 def check_llm_model(s: Settings) -> Check:
     """The local model file: the packaged GGUF fully re-hashed against its pin, or the user's file
     (present and a GGUF: it has no pin). Off when no local model is used."""
-    from pipeline.llm.base import LlmError
-    from pipeline.llm.packaged import get_model, model_file, sha256_file
 
     name = "llm model"
-    backend = (s.llm_backend or "").strip().lower()
+    backend = (s.llm.backend or "").strip().lower()
     if backend != "local":
         return Check(name, True, f"no local model file (EXAMRAG_LLM_BACKEND={backend or 'unset'})", off=True)
-    if s.llm_model_path:
-        path = Path(s.llm_model_path).expanduser()
+    if s.llm.model_path:
+        path = Path(s.llm.model_path).expanduser()
         fix = "set EXAMRAG_LLM_MODEL_PATH to a GGUF file, or unset it to use the packaged model"
         if not path.is_file():
             return Check(name, False, f"EXAMRAG_LLM_MODEL_PATH={path} is not a file", fix)
@@ -285,7 +289,7 @@ def check_llm_model(s: Settings) -> Check:
         return Check(name, True, f"{path} (your own GGUF: no pinned sha256)")
     fix = _llm_install_fix(s)
     try:
-        model = get_model(s.llm_packaged)
+        model = get_model(s.llm.packaged)
     except LlmError as exc:
         return Check(name, False, one_line(exc), "set EXAMRAG_LLM_PACKAGED to qwen1.5b (default) or qwen0.5b")
     path = model_file(model.name, Path(s.models_dir).expanduser())
@@ -315,21 +319,19 @@ def _forget_verification(path: Path) -> None:
 
 def check_llm(s: Settings, model: Check) -> Check:
     """The configured LLM through ``make_llm``, whatever runtime backs it, answering a 1-token prompt."""
-    from pipeline.llm.from_settings import make_llm_from_settings
-    from pipeline.llm.packaged import INSTALL_HINT
 
     name = "llm"
-    backend = (s.llm_backend or "").strip().lower()
+    backend = (s.llm.backend or "").strip().lower()
     if backend == "none":
         return Check(name, True, "EXAMRAG_LLM_BACKEND=none: ask prints the cited passages only", off=True)
     if backend == "local":
         if not model.ok:
             return Check(name, False, "not loaded: its model file failed the check above", model.fix)
-        fix = (INSTALL_HINT if not s.llm_model_path else
-               f"check that EXAMRAG_LLM_MODEL_PATH={s.llm_model_path} is a GGUF model the runtime can load")
+        fix = (INSTALL_HINT if not s.llm.model_path else
+               f"check that EXAMRAG_LLM_MODEL_PATH={s.llm.model_path} is a GGUF model the runtime can load")
     elif backend == "openai":
-        fix = (f"start the endpoint at {s.llm_base_url} or correct EXAMRAG_LLM_BASE_URL / EXAMRAG_LLM_MODEL"
-               if s.llm_base_url else "set EXAMRAG_LLM_BASE_URL, e.g. http://127.0.0.1:11434/v1 (Ollama)")
+        fix = (f"start the endpoint at {s.llm.base_url} or correct EXAMRAG_LLM_BASE_URL / EXAMRAG_LLM_MODEL"
+               if s.llm.base_url else "set EXAMRAG_LLM_BASE_URL, e.g. http://127.0.0.1:11434/v1 (Ollama)")
     else:
         fix = "set EXAMRAG_LLM_BACKEND to local, openai or none"
     t0 = time.perf_counter()
@@ -373,7 +375,6 @@ def _probe_image():
 
 
 def _read_probe(engine_name: str, **kw) -> tuple[bool, str, float]:
-    from pipeline.parse.ocr import make_engine, ocr_image
 
     t0 = time.perf_counter()
     lines, _ = ocr_image(make_engine(engine_name, **kw), _probe_image())
@@ -384,7 +385,7 @@ def _read_probe(engine_name: str, **kw) -> tuple[bool, str, float]:
 def check_rapidocr(s: Settings) -> Check:
     """rapidocr always: it is the default engine and the source of the paddle model dirs."""
     name = "ocr rapidocr"
-    role = "selected" if _ocr_kind(s.ocr_engine) == "rapidocr" else "not selected"
+    role = "selected" if _ocr_kind(s.parse.ocr_engine) == "rapidocr" else "not selected"
     try:
         found, text, secs = _read_probe("rapidocr", threads=1)
     except Exception as exc:  # noqa: BLE001 - OcrError or the runtime's own
@@ -397,15 +398,14 @@ def check_rapidocr(s: Settings) -> Check:
 def check_paddleocr(s: Settings) -> Optional[Check]:
     """PaddleOCR when selected or installed (None otherwise). Installed but not selected, it is tried on
     the model dirs ``scripts/setup.sh --paddle`` builds under the models dir."""
-    from pipeline.parse.ocr.paddle import DET_MODEL_NAME, REC_MODEL_NAME
 
     name = "ocr paddleocr"
-    selected = _ocr_kind(s.ocr_engine) == "paddleocr"
+    selected = _ocr_kind(s.parse.ocr_engine) == "paddleocr"
     if importlib.util.find_spec("paddleocr") is None:
         if not selected:
             return None
         return Check(name, False, "EXAMRAG_OCR_ENGINE=paddleocr but paddleocr is not installed", PADDLE_SETUP)
-    det, rec = s.paddle_det_dir, s.paddle_rec_dir
+    det, rec = s.parse.paddle_det_dir, s.parse.paddle_rec_dir
     if not selected and not (det and rec):
         home = Path(s.models_dir).expanduser() / "paddle"
         det, rec = str(home / DET_MODEL_NAME), str(home / REC_MODEL_NAME)
@@ -439,10 +439,9 @@ def check_disk(s: Settings) -> Check:
 def check_chroma(s: Settings, timeout: float = 3.0) -> Check:
     """The Chroma server when EXAMRAG_CHROMA_URL is set (a TCP connect, then Chroma's heartbeat).
     The URL is read by the vector store's own parser, so both accept the same spellings."""
-    from pipeline.index.vector import _parse_url
 
     name = "chroma"
-    url = s.chroma_url
+    url = s.index.chroma_url
     if not url:
         return Check(name, True, f"embedded store under {Path(s.data_dir) / 'index'} (EXAMRAG_CHROMA_URL not set)")
     try:

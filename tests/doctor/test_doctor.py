@@ -47,23 +47,26 @@ def _corrupt_keeping_mtime(path: Path) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
+TINY = "qwen0.5b"  # a packaged name the settings accept; its parts are replaced by three tiny files
+
+
 @pytest.fixture
 def tiny_model(tmp_path, monkeypatch):
-    """A 3-part packaged model 'tiny' assembled and verified in a temp EXAMRAG_MODELS_DIR."""
+    """A 3-part packaged model standing in for qwen0.5b, assembled and verified in a temp EXAMRAG_MODELS_DIR."""
     site = tmp_path / "site"
     site.mkdir()
     for i, data in enumerate(PARTS, 1):
         (site / f"part{i:02d}.bin").write_bytes(data)
     whole = b"".join(PARTS)
-    model = pk.PackagedModel(name="tiny", title="tiny test model", dist_prefix="tiny-part", parts=3,
+    model = pk.PackagedModel(name=TINY, title="tiny test model", dist_prefix="tiny-part", parts=3,
                              version="1.0", filename="tiny.gguf", sha256=hashlib.sha256(whole).hexdigest(),
                              size=len(whole))
-    monkeypatch.setitem(pk.PACKAGED, "tiny", model)
+    monkeypatch.setitem(pk.PACKAGED, TINY, model)
     monkeypatch.setattr(pk, "find_part", lambda m, i: site / f"part{i:02d}.bin")
     models = tmp_path / "models"
     monkeypatch.setenv("EXAMRAG_MODELS_DIR", str(models))
-    path = pk.assemble("tiny", models)
-    return Settings(data_dir=tmp_path / "data", llm_backend="local", llm_packaged="tiny", models_dir=models), path
+    path = pk.assemble(TINY, models)
+    return Settings.from_flat(data_dir=tmp_path / "data", llm_backend="local", llm_packaged=TINY, models_dir=models), path
 
 
 # ---------------------------------------------------------------- the real install, through the CLI
@@ -128,10 +131,10 @@ def test_corrupted_model_byte_fails_and_the_fix_repairs_it(tiny_model):
     _corrupt_keeping_mtime(path)
     model = doctor.check_llm_model(s)
     assert not model.ok and "does not match the pinned" in model.detail
-    assert model.fix == f"{INSTALL_HINT} tiny"
+    assert model.fix == f"{INSTALL_HINT} {TINY}"
     llm = doctor.check_llm(s, model)
     assert (llm.ok, llm.fix) == (False, model.fix) and llm.detail.startswith("not loaded")
-    pk.assemble("tiny", s.models_dir)  # what install_llm.sh does: the marker no longer vouches
+    pk.assemble(TINY, s.models_dir)  # what install_llm.sh does: the marker no longer vouches
     assert doctor.check_llm_model(s).ok
 
 
@@ -139,14 +142,14 @@ def test_missing_model_file_says_install(tiny_model):
     s, path = tiny_model
     path.unlink()
     c = doctor.check_llm_model(s)
-    assert not c.ok and "not assembled yet" in c.detail and c.fix == f"{INSTALL_HINT} tiny"
+    assert not c.ok and "not assembled yet" in c.detail and c.fix == f"{INSTALL_HINT} {TINY}"
 
 
 def test_models_dir_from_a_config_file_is_named_in_the_fix(tiny_model, monkeypatch):
     s, path = tiny_model
     monkeypatch.delenv("EXAMRAG_MODELS_DIR")
     path.unlink()
-    assert doctor.check_llm_model(s).fix == f"{INSTALL_HINT} tiny with EXAMRAG_MODELS_DIR={s.models_dir} set"
+    assert doctor.check_llm_model(s).fix == f"{INSTALL_HINT} {TINY} with EXAMRAG_MODELS_DIR={s.models_dir} set"
 
 
 def test_no_llm_runtime_is_a_failure_with_the_install_hint(tiny_model, monkeypatch):
@@ -160,7 +163,7 @@ def test_no_llm_runtime_is_a_failure_with_the_install_hint(tiny_model, monkeypat
 
 
 def test_llm_backend_none_is_off_not_failed(tmp_path):
-    s = Settings(data_dir=tmp_path, llm_backend="none")
+    s = Settings.from_flat(data_dir=tmp_path, llm_backend="none")
     model = doctor.check_llm_model(s)
     llm = doctor.check_llm(s, model)
     assert (model.status, llm.status) == ("off", "off")
@@ -206,7 +209,7 @@ def test_openai_endpoint_answering_one_token_passes(tmp_path):
             self.wfile.write(raw)
 
     with _serving(Endpoint) as url:
-        s = Settings(data_dir=tmp_path, llm_backend="openai", llm_base_url=f"{url}/v1", llm_model="qwen2.5:7b")
+        s = Settings.from_flat(data_dir=tmp_path, llm_backend="openai", llm_base_url=f"{url}/v1", llm_model="qwen2.5:7b")
         c = doctor.check_llm(s, doctor.check_llm_model(s))
     assert c.ok and c.detail.startswith("openai qwen2.5:7b answered a 1-token prompt ('2')"), c
     assert [r["max_tokens"] for r in seen] == [1]
@@ -214,7 +217,7 @@ def test_openai_endpoint_answering_one_token_passes(tmp_path):
 
 def test_openai_backend_unreachable_names_the_endpoint(tmp_path):
     port = _free_port()
-    s = Settings(data_dir=tmp_path, llm_backend="openai", llm_base_url=f"http://127.0.0.1:{port}/v1",
+    s = Settings.from_flat(data_dir=tmp_path, llm_backend="openai", llm_base_url=f"http://127.0.0.1:{port}/v1",
                  llm_model="qwen2.5:7b", llm_timeout=5)
     c = doctor.check_llm(s, doctor.check_llm_model(s))
     assert not c.ok and c.fix.startswith(f"start the endpoint at http://127.0.0.1:{port}/v1")
@@ -223,7 +226,7 @@ def test_openai_backend_unreachable_names_the_endpoint(tmp_path):
 def test_unreachable_chroma_url_fails_with_one_line_naming_it(tmp_path):
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    c = doctor.check_chroma(Settings(data_dir=tmp_path, chroma_url=url))
+    c = doctor.check_chroma(Settings.from_flat(data_dir=tmp_path, chroma_url=url))
     assert not c.ok
     assert c.detail.startswith(f"Chroma server {url} unreachable: ")
     assert c.fix == (f"start the server (chroma run --host 127.0.0.1 --port {port}) "
@@ -237,14 +240,14 @@ def test_a_server_that_is_not_chroma_fails(tmp_path):
             self.send_error(404)
 
     with _serving(NotChroma) as url:
-        c = doctor.check_chroma(Settings(data_dir=tmp_path, chroma_url=url))
+        c = doctor.check_chroma(Settings.from_flat(data_dir=tmp_path, chroma_url=url))
     assert not c.ok and c.detail.startswith(f"{url} does not answer as a Chroma server")
 
 
 def test_chroma_unset_and_malformed(tmp_path):
-    c = doctor.check_chroma(Settings(data_dir=tmp_path))
+    c = doctor.check_chroma(Settings.from_flat(data_dir=tmp_path))
     assert c.ok and "EXAMRAG_CHROMA_URL not set" in c.detail
-    bad = doctor.check_chroma(Settings(data_dir=tmp_path, chroma_url="ftp://x"))
+    bad = doctor.check_chroma(Settings.from_flat(data_dir=tmp_path, chroma_url="ftp://x"))
     assert not bad.ok and bad.fix == "set EXAMRAG_CHROMA_URL like http://127.0.0.1:8000"
 
 
@@ -281,7 +284,7 @@ def test_import_names_and_import_errors():
 
 
 def test_low_disk_space_fails(tmp_path, monkeypatch):
-    s = Settings(data_dir=tmp_path / "not" / "yet" / "made")
+    s = Settings.from_flat(data_dir=tmp_path / "not" / "yet" / "made")
     assert doctor.check_disk(s).ok  # measured on the nearest existing parent
     monkeypatch.setattr(doctor, "MIN_FREE_BYTES", 1 << 60)
     c = doctor.check_disk(s)
@@ -291,8 +294,8 @@ def test_low_disk_space_fails(tmp_path, monkeypatch):
 def test_paddle_selected_but_not_installed(tmp_path, monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "paddleocr" else real(name, *a))
-    assert doctor.check_paddleocr(Settings(data_dir=tmp_path)) is None  # not selected, not installed: no line
-    c = doctor.check_paddleocr(Settings(data_dir=tmp_path, ocr_engine="paddleocr"))
+    assert doctor.check_paddleocr(Settings.from_flat(data_dir=tmp_path)) is None  # not selected, not installed: no line
+    c = doctor.check_paddleocr(Settings.from_flat(data_dir=tmp_path, ocr_engine="paddleocr"))
     assert not c.ok and c.fix == "bash scripts/setup.sh --paddle"
 
 
