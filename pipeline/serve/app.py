@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
 import anyio
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -55,6 +55,40 @@ class AskRequest(BaseModel):
     extras: Optional[dict[str, Any]] = Field(None, description="Extra answer options, passed to the query service as `extras=` when it supports them, else ignored.")
     top_k: int = Field(5, ge=1, le=50, description="Passages retrieved (as `ask --top-k`).")
     mode: Optional[Mode] = Field(None, description="Retrieval mode (as `ask --mode`).")
+
+
+class _Stream(StreamingResponse):
+    """A streaming response that runs ``on_close`` however the request ends: finished, cut off by the
+    client, or cancelled before its body generator ever started (whose ``finally`` then never runs)."""
+
+    def __init__(self, content, on_close, **kwargs):
+        super().__init__(content, **kwargs)
+        self._on_close = on_close
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_close()
+
+
+class _Job:
+    """One answer's state, shared by its event stream and the response that sends it."""
+
+    def __init__(self, ticket, queue: GenerationQueue):
+        self.ticket, self.queue = ticket, queue
+        self.cancel = threading.Event()
+        self.started = False  # a generation thread owns the slot (and releases it)
+
+    def close(self) -> None:
+        """Idempotent end of the request: a running generation stops at its next token; a slot or
+        place in line that no generation took is given back (even if the stream never started)."""
+        self.cancel.set()
+        if not self.started:
+            if self.ticket.running:
+                self.queue.release(self.ticket)
+            else:
+                self.queue.leave(self.ticket)
 
 
 class GenerationCancelled(Exception):
@@ -218,7 +252,7 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
                                               "generation slot; `token` {text} pieces; then one `answer` (the "
                                               "`ask --json` object) or one `error` {error, detail}."},
                          503: {"description": "Queue full (Retry-After), or no index yet."}})
-    async def ask(body: AskRequest, request: Request):
+    async def ask(body: AskRequest):
         def check():  # the errors a student can fix, before the stream starts
             retriever = service.retriever()
             if body.chapter:
@@ -235,16 +269,15 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
             kwargs["session"] = body.session
         if body.extras is not None and "extras" in ask_params:
             kwargs["extras"] = body.extras
-        return StreamingResponse(_answer_events(body.question, kwargs, ticket),
-                                 media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        job = _Job(ticket, queue)
+        return _Stream(_answer_events(body.question, kwargs, job), job.close, media_type="text/event-stream",
+                       headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    async def _answer_events(question: str, kwargs: dict, ticket):
+    async def _answer_events(question: str, kwargs: dict, job: _Job):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + cfg.ask_timeout
         events: asyncio.Queue = asyncio.Queue()
-        cancel = threading.Event()
-        started = False
+        ticket, cancel = job.ticket, job.cancel
 
         def put(item):
             try:
@@ -282,7 +315,9 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
                     return
                 if not await queue.wait(ticket, min(1.0, left)):
                     yield ": waiting\n\n"  # a comment line: keeps proxies open, notices a closed tab
-            started = True
+            if cancel.is_set():
+                return
+            job.started = True
             threading.Thread(target=generate, name="examrag-generate", daemon=True).start()
             while True:
                 left = deadline - loop.time()
@@ -304,12 +339,7 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
                     yield sse("error", {"error": "internal", "detail": one_line(value)})
                     return
         finally:
-            cancel.set()  # a finished generation ignores it; a running one stops at its next token
-            if not started:
-                if ticket.running:
-                    queue.release(ticket)
-                else:
-                    queue.leave(ticket)
+            job.close()
 
     @app.get("/api/chapters", summary="The chapter tree (= `chapters --json`)")
     async def chapters():

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
 import unicodedata
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from pipeline.models import PATH_SEP, Chunk, CleanDoc
+from pipeline.models import Chunk, CleanDoc
 from pipeline.parse.stage import IMAGE_SUFFIXES
 from pipeline.settings import Settings
 from pipeline.store import Store
@@ -120,6 +119,7 @@ class Sources:
         self.service = service
         self.store = Store(settings.data_dir)
         self._lock = threading.Lock()
+        self._mupdf = threading.Lock()  # PyMuPDF is not thread-safe: one document operation at a time
         self._hash_cache: dict[tuple, str] = {}  # (path, size, mtime_ns) -> sha256
         self._placements: OrderedDict[tuple, Placement] = OrderedDict()
         self._pngs: OrderedDict[tuple, tuple[bytes, Placement]] = OrderedDict()
@@ -218,14 +218,18 @@ class Sources:
         path = self.file_of(doc_id)
         chunk = self._chunk_for(doc_id, chunk_id) if chunk_id else None
         if not self.paged(path):
-            return {"doc_id": doc_id, "source": str(path), "paged": False, "page_count": 0, "open_page": None,
+            return {"doc_id": doc_id, "source": self.document(doc_id).sources[0], "paged": False, "page_count": 0, "open_page": None,
                     "highlight": Placement("none", reason="a text note has no pages: see its section").to_json()}
+        with self._mupdf:
+            return self._page_info(doc_id, path, chunk)
+
+    def _page_info(self, doc_id: str, path: Path, chunk: Optional[dict]) -> dict:
         doc, scale = self.open_pdf(path)
         try:
             placement = self.placement(doc_id, chunk, doc, scale) if chunk else Placement("none", reason="no chunk given")
             cited = [p for p in (chunk or {}).get("pages", []) if 1 <= p <= doc.page_count] if chunk and chunk.get("doc_id") == doc_id else []
             open_page = (placement.pages or cited or [1])[0]
-            return {"doc_id": doc_id, "source": str(path), "paged": True, "page_count": doc.page_count,
+            return {"doc_id": doc_id, "source": self.document(doc_id).sources[0], "paged": True, "page_count": doc.page_count,
                     "open_page": open_page, "cited_pages": cited, "highlight": placement.to_json()}
         finally:
             doc.close()
@@ -316,6 +320,15 @@ class Sources:
             raise SourceError(400, "not_paged", f"{path.name} is a text note without pages: use "
                                                 f"/api/source/{doc_id}/section?chunk=…")
         chunk = self._chunk_for(doc_id, chunk_id) if chunk_id else None
+        with self._mupdf:
+            png, placement = self._render(doc_id, path, page_no, chunk, zoom)
+        with self._lock:
+            self._pngs[key] = (png, placement)
+            while len(self._pngs) > 48:
+                self._pngs.popitem(last=False)
+        return png, placement
+
+    def _render(self, doc_id: str, path: Path, page_no: int, chunk: Optional[dict], zoom: float):
         import pymupdf as fitz
 
         doc, scale = self.open_pdf(path)
@@ -328,14 +341,9 @@ class Sources:
                 rect = fitz.Rect(r[0] - 1, r[1] - 1, r[2] + 1, r[3] + 1)
                 page.draw_rect(rect, color=HIGHLIGHT_LINE, fill=HIGHLIGHT_FILL, fill_opacity=0.35, width=1.2,
                                overlay=True)
-            png = page.get_pixmap(matrix=fitz.Matrix(zoom, zoom), alpha=False).tobytes("png")
+            return page.get_pixmap(matrix=fitz.Matrix(zoom, zoom), alpha=False).tobytes("png"), placement
         finally:
             doc.close()
-        with self._lock:
-            self._pngs[key] = (png, placement)
-            while len(self._pngs) > 48:
-                self._pngs.popitem(last=False)
-        return png, placement
 
     # ------------------------------------------------------------------ sections
     def section(self, doc_id: str, chunk_id: str) -> dict:
@@ -360,7 +368,3 @@ class Sources:
         text = chunk.get("text", "")
         return {**base, "context": "chunk", "text": text, "mark": {"start": 0, "end": len(text)} if text else None,
                 "pages": chunk.get("pages", [])}
-
-
-def joined(path: list[str]) -> str:
-    return PATH_SEP.join(path)
