@@ -352,3 +352,46 @@ def test_the_page_and_the_docs_load_nothing_from_the_network(client):
     spec = client.get("/openapi.json").json()
     assert {"/api/search", "/api/ask", "/api/chapters", "/api/questions", "/api/status",
             "/api/source/{doc_id}/page/{n}.png", "/api/source/{doc_id}/section"} <= set(spec["paths"])
+
+
+def test_a_client_gone_before_the_stream_starts_gives_its_slot_back(sample_data):
+    """Raw ASGI: the client disconnects at once. Whether or not the body generator ever ran, the slot
+    (or place in line) is returned and nothing keeps generating."""
+    import asyncio
+
+    llm = GatedLlm(slots=1)
+    app, _ = make_app(sample_data, llm=llm)
+    queue = app.state.queue
+    body = json.dumps({"question": "B树和B+树的区别"}).encode()
+
+    async def call():
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive():
+            if messages:
+                return messages.pop(0)
+            return {"type": "http.disconnect"}
+
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+                 "method": "POST", "scheme": "http", "path": "/api/ask", "raw_path": b"/api/ask", "query_string": b"",
+                 "root_path": "", "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                                              (b"content-length", str(len(body)).encode())],
+                 "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8408)}
+        for _ in range(3):
+            await app(scope, receive, send)
+            messages.append({"type": "http.request", "body": body, "more_body": False})
+        for _ in range(100):  # a started generation stops at its next token, then releases
+            if queue.stats()["running"] == 0:
+                break
+            await asyncio.sleep(0.05)
+        return sent
+
+    sent = asyncio.run(call())
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
+    assert queue.stats() == {"slots": 1, "running": 0, "waiting": 0, "queue_size": 8}
+    assert llm.finished == 0 and len(llm.stopped) == llm.calls
