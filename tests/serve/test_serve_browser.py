@@ -197,3 +197,29 @@ def test_the_stop_button_cancels_the_stream(server, browser):
         (endpoint.srv.aborted, endpoint.srv.active)
     time.sleep(0.2)
     assert endpoint.srv.completed == 0
+
+
+def test_the_page_shows_its_place_in_the_queue(server, browser):
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    url, endpoint = server
+    endpoint.srv.delay = 0.25  # another student's answer holds the only slot for a few seconds
+    first = threading.Thread(target=lambda: httpx.post(url + "/api/ask", json={"question": "进程和线程的区别"}, timeout=60))
+    first.start()
+    try:
+        assert wait_until(lambda: httpx.get(url + "/api/health").json()["queue"]["running"] == 1, timeout=20)
+        d = browser
+        d.get(url + "/")
+        d.find_element(By.ID, "question").send_keys("B树和B+树的区别是什么")
+        d.find_element(By.ID, "ask-button").click()
+        answer = d.find_element(By.ID, "answer")
+        _until(d, lambda d: answer.get_attribute("data-state") == "queued", what="queued")
+        status = d.find_element(By.ID, "ask-status").text
+        assert "排队中" in status and "前面还有 0 人" in status and "1/1" in status, status
+        _shot(d, "6-queued.png")
+        _until(d, lambda d: answer.get_attribute("data-state") == "done", timeout=90, what="answered after the wait")
+        assert answer.find_elements(By.CSS_SELECTOR, "button.chip")
+    finally:
+        first.join(60)
