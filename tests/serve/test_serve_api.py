@@ -395,3 +395,12 @@ def test_a_client_gone_before_the_stream_starts_gives_its_slot_back(sample_data)
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
     assert queue.stats() == {"slots": 1, "running": 0, "waiting": 0, "queue_size": 8}
     assert llm.finished == 0 and len(llm.stopped) == llm.calls
+
+
+def test_the_server_answers_while_an_ingest_holds_the_data_dir(client, sample_data):
+    from pipeline.store import Store
+
+    with Store(sample_data).lock():  # what `cli.py ingest` holds while it runs
+        assert client.get("/api/search", params={"q": "B树"}).status_code == 200
+        assert client.get("/api/status").status_code == 200
+        assert [k for k, _ in events_of(client.post("/api/ask", json={"question": "B树和B+树的区别"}))][-1] == "answer"
