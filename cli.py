@@ -244,6 +244,23 @@ def doctor(as_json: Json = False, data_dir: DataDir = None):
         raise typer.Exit(1)
 
 
+def serve(host: Annotated[Optional[str], typer.Option("--host", help="Address to bind (default 127.0.0.1, env EXAMRAG_SERVE_HOST). Beyond loopback needs EXAMRAG_API_TOKEN.")] = None,
+          port: Annotated[Optional[int], typer.Option("--port", min=1, max=65535, help="Port (default 8408, env EXAMRAG_SERVE_PORT).")] = None,
+          data_dir: DataDir = None):
+    """The study web app and HTTP API on http://127.0.0.1:8408/ (ask, past-paper practice, status; /docs).
+
+    Serves the last published index while an ingest runs. Exit 2 for a bind beyond loopback without
+    EXAMRAG_API_TOKEN, 1 when the port cannot be bound."""
+    from pipeline.serve.run import BindFailed, BindRefused, serve as run_server
+
+    try:
+        run_server(_settings(data_dir, serve_host=host, serve_port=port))
+    except BindRefused as exc:
+        _fail(str(exc), 2)
+    except BindFailed as exc:
+        _fail(str(exc))
+
+
 if __name__ == "__main__":
     # Typer turns Ctrl-C inside a command into exit 130 silently; ingest catches it itself to say what
     # was kept. This catches the rest: Ctrl-C before Typer took over (e.g. during imports).

@@ -121,6 +121,10 @@ class ServeSettings(Group):
     host: str = Field("127.0.0.1", description="Address `cli.py serve` binds to; anything but loopback needs api_token.")
     port: int = Field(8408, description="Port `cli.py serve` listens on.")
     api_token: Optional[str] = Field(None, exclude=True, json_schema_extra={"key": "api_token"}, description="Bearer token every /api/* request must carry (required to bind beyond loopback).")
+    queue_size: int = Field(8, ge=0, description="Answers that may wait for a free generation slot (the LLM runtime's `slots`, 1 for most); one more gets 503 with Retry-After.")
+    ask_timeout: float = Field(300.0, gt=0, description="Seconds one /api/ask may take in all, queue wait included; then its generation is cancelled and the stream ends with an error event.")
+    request_timeout: float = Field(20.0, gt=0, description="Seconds a search, list or page-image request may take before it answers 503.")
+    retry_after: int = Field(10, ge=1, description="Seconds the Retry-After header of a 503 (queue full, timed out) suggests.")
 
 
 def _default_models_dir() -> Path:

@@ -139,9 +139,10 @@ class QueryService:
         return [question_row(q) for q in qs]
 
     def status(self) -> dict:
-        """Documents with their per-stage status, failures, and index counts (equal when healthy)."""
+        """Documents with their per-stage status and error lines, failures, and index counts (equal when healthy)."""
         manifest = self.store.load_manifest()
-        docs = [{"doc_id": d.doc_id, "sources": d.sources, "stages": {k: v.status for k, v in d.stages.items()}}
+        docs = [{"doc_id": d.doc_id, "sources": d.sources, "stages": {k: v.status for k, v in d.stages.items()},
+                 "errors": list(dict.fromkeys(e for v in d.stages.values() for e in v.errors))}
                 for d in manifest.documents.values()]
         counts: dict = {"documents": len(docs), "failures": manifest.failures}
         meta = current_generation(self.store.index_dir)
