@@ -244,6 +244,7 @@ def doctor(as_json: Json = False, data_dir: DataDir = None):
         raise typer.Exit(1)
 
 
+@app.command()
 def serve(host: Annotated[Optional[str], typer.Option("--host", help="Address to bind (default 127.0.0.1, env EXAMRAG_SERVE_HOST). Beyond loopback needs EXAMRAG_API_TOKEN.")] = None,
           port: Annotated[Optional[int], typer.Option("--port", min=1, max=65535, help="Port (default 8408, env EXAMRAG_SERVE_PORT).")] = None,
           data_dir: DataDir = None):
