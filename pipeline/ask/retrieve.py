@@ -85,12 +85,39 @@ def query_coverage(question: str, vocab, texts: list[str]) -> float:
     return len(covered & set(content)) / len(content)
 
 
+def passage_coverage(question: str, bm25: Bm25Index, text: str) -> float:
+    """How much of the question one passage covers, each question character weighted by the IDF of
+    the indexed word it belongs to (a character no indexed word covers weighs the most: the index
+    never saw it). Answers "does one passage speak about this question's rare words together?" —
+    unlike :func:`query_coverage`, an off-topic question whose words each occur somewhere (Redis in one
+    passage, 持久化 in another) scores low."""
+    q = _QUESTION_WORDS.sub(" ", question)
+    low, hay = q.lower(), text.lower()
+    content = {i for i, ch in enumerate(q) if _CONTENT.match(ch)}
+    if not content:
+        return 0.0
+    weight: dict[int, tuple[float, bool]] = {}  # char index -> (IDF of its word, word found in the passage)
+    for tok in sorted(set(tokenize_query(q, bm25.vocab)), key=len, reverse=True):
+        w, found = bm25.idf(tok), (len(tok) >= 2 or tok.isascii()) and tok in hay
+        start = low.find(tok)
+        while start != -1:
+            for i in range(start, start + len(tok)):
+                if i in content and (i not in weight or (found and not weight[i][1])):
+                    weight[i] = (w, found)
+            start = low.find(tok, start + 1)
+    unseen = bm25.idf("")  # df = 0
+    total = sum(weight.get(i, (unseen, False))[0] for i in content)
+    covered = sum(w for i, (w, found) in weight.items() if found)
+    return covered / total if total else 0.0
+
+
 @dataclass
 class Retrieval:
     hits: list[Hit]
     best_bm25: float = 0.0
     best_cosine: float = 0.0
     coverage: float = 0.0
+    passage_coverage: float = 0.0  # the best single passage's passage_coverage over the hits
     exact_question: bool = False
     chapters: list[str] = field(default_factory=list)
 
@@ -176,6 +203,7 @@ class Retriever:
                 result.hits.append(to_hit(chunks[cid], len(result.hits) + 1, score))
         if result.hits and len(self.bm25):
             result.coverage = query_coverage(question, self.bm25.vocab, [h.text for h in result.hits[:COVERAGE_HITS]])
+            result.passage_coverage = max(passage_coverage(question, self.bm25, h.text) for h in result.hits)
         return result
 
 

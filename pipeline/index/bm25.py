@@ -105,6 +105,16 @@ class Bm25Index:
         hits = hits[np.lexsort((hits, -scores[hits]))]  # score desc, then index for ties
         return [(self.ids[i], float(scores[i])) for i in hits]
 
+    def idf(self, token: str) -> float:
+        """BM25's inverse document frequency of ``token``: ln(1 + (N - df + 0.5) / (df + 0.5)); a token the
+        index never saw (df = 0) gets the largest value. Read off the stored matrix: no extra state."""
+        import math
+
+        n = len(self.ids)
+        tid = self.vocab.get(token)
+        df = 0 if tid is None else int(self._bm25.scores["indptr"][tid + 1] - self._bm25.scores["indptr"][tid])
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
     def save(self, dir: Path) -> None:
         """Write the index to ``dir`` atomically: a sibling temp dir, then a rename."""
         dir = Path(dir)

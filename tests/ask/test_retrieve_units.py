@@ -44,3 +44,22 @@ def test_query_tokens_come_from_the_index_vocabulary():
     toks = tokenize_query("折半查找的平均查找长度与B树", vocab)
     assert {"折半查找", "折半", "查找", "平均查找长度"} <= set(toks)
     assert "的" not in toks and "b" in toks and "树" in toks
+
+
+def test_passage_coverage_needs_the_rare_words_together():
+    """Each word of the question occurring somewhere is not enough: one passage must hold the rare ones."""
+    from pipeline.ask.retrieve import passage_coverage, query_coverage
+    from pipeline.index.bm25 import Bm25Index
+    from pipeline.text.tokenize import tokenize
+
+    docs = {"session": "Session 可以存储在 Redis 这种内存型数据库中，效率更高。",
+            "aof": "日志文件的持久化方式保证掉电后数据不丢失。",
+            "both": "Redis 的持久化方式有 RDB 快照和 AOF 日志两种。",
+            **{f"x{i}": f"进程调度的方式有{i}种，数据库和文件都要存储。" for i in range(6)}}
+    bm25 = Bm25Index.build(list(docs), [tokenize(t) for t in docs.values()])
+    q = "Redis的持久化方式有哪些"
+    apart = [docs["session"], docs["aof"]]
+    assert query_coverage(q, bm25.vocab, apart) > 0.8  # the union of passages covers every word …
+    assert max(passage_coverage(q, bm25, t) for t in apart) < 0.7  # … no single one does
+    assert passage_coverage(q, bm25, docs["both"]) > 0.85  # all but 化 (jieba keeps 持久 only)
+    assert passage_coverage("红烧肉怎么做", bm25, docs["both"]) == 0.0

@@ -156,3 +156,15 @@ def test_import_is_light():
     code = "import sys, pipeline.index.bm25; print('bm25s' in sys.modules, 'numpy' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert r.stdout.split() == ["False", "False"]
+
+
+def test_idf_from_document_frequencies(index, tmp_path):
+    n = len(CORPUS)
+    df = sum("DRAM" in t for t in CORPUS.values())
+    assert df == 1
+    assert index.idf("dram") == pytest.approx(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+    df = sum("查找" in t for t in CORPUS.values())
+    assert index.idf("查找") == pytest.approx(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+    assert index.idf("从未出现的词") == pytest.approx(math.log(1 + (n + 0.5) / 0.5))  # the largest
+    index.save(tmp_path / "bm25")
+    assert Bm25Index.load(tmp_path / "bm25", mmap=True).idf("查找") == index.idf("查找")  # from the saved matrix
