@@ -234,3 +234,18 @@ class StageReport(BaseModel):
     @property
     def failed(self) -> list[DocReport]:
         return [d for d in self.docs if d.status == Status.FAILED]
+
+
+class FurtherQuestion(BaseModel):
+    """A question the material answers, with the passage that answers it."""
+
+    question: str
+    chunk_id: str
+    citation: str
+
+
+class Extras(BaseModel):
+    """``ask --extras``: 复习建议 and 延伸问题, from the material only (pipeline/ask/extras.py)."""
+
+    review: str = ""
+    questions: list[FurtherQuestion] = Field(default_factory=list)

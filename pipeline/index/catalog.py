@@ -75,6 +75,11 @@ class Catalog:
         q = f"SELECT pos FROM chunks WHERE chapter IN ({','.join('?' * len(chapters))})"
         return [p for (p,) in self.db.execute(q, chapters)]
 
+    def first_in(self, chapter: str) -> Optional[Chunk]:
+        """The first chunk of a section (joined chapter path), or None."""
+        row = self.db.execute("SELECT body FROM chunks WHERE chapter=? ORDER BY pos LIMIT 1", (chapter,)).fetchone()
+        return Chunk.model_validate_json(row[0]) if row else None
+
     def questions(self, year: Optional[int], number: int) -> list[Chunk]:
         if year is None:
             rows = self.db.execute("SELECT body FROM chunks WHERE kind='question' AND number=?", (number,))
