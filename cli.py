@@ -205,7 +205,7 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
     if as_json:
         out = result.model_dump(include={"question", "answer", "refused", "hits"})
         keep = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
-                "kind", "year", "number", "citation", "chapter_paths", "sources")
+                "kind", "year", "number", "citation", "chapter_paths", "sources", "boxes")
         out["hits"] = [{k: h[k] for k in keep} for h in out["hits"]]
         if result.note:
             out["note"] = result.note

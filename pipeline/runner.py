@@ -23,6 +23,7 @@ from pipeline.store import DocEntry, Manifest, StageRecord, Store
 from pipeline.testhooks import kill_point
 
 PREVIOUS = {"parse": None, "clean": "parse", "enrich": "clean", "index": "enrich"}
+ALSO_READS = {"index": ("parse",)}  # artifacts a stage reads besides its predecessor's (index: line boxes)
 
 WorkFn = Callable[[DocEntry], BaseModel]
 
@@ -31,10 +32,13 @@ def input_hash(entry: DocEntry, stage: str) -> Optional[str]:
     prev = PREVIOUS[stage]
     if prev is None:
         return entry.raw_hash
-    rec = entry.stages.get(prev)
-    if rec is None or rec.status == Status.FAILED.value:
-        return None
-    return rec.output_hash
+    hashes = []
+    for name in (prev, *ALSO_READS.get(stage, ())):
+        rec = entry.stages.get(name)
+        if rec is None or rec.status == Status.FAILED.value:
+            return None
+        hashes.append(rec.output_hash)
+    return "+".join(hashes)
 
 
 def is_current(store: Store, entry: DocEntry, stage: str, config_hash: str, code_version: str) -> bool:

@@ -9,20 +9,24 @@ mid-write is completed by the next one).
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from pathlib import Path
 from typing import Optional
 
+from pipeline.clean.merge import merge_questions
+from pipeline.index.boxes import LineIndex, PlacedLine, locate
 from pipeline.index.catalog import current_generation, publish, write_catalog
-from pipeline.index.chunking import make_chunks
-from pipeline.models import Chunk, CleanDoc, EnrichedDoc, IndexedDoc, QuestionSource, StageReport, Status
+from pipeline.index.chunking import make_chunks, question_chunk
+from pipeline.models import (Chunk, CleanDoc, EnrichedDoc, IndexedDoc, ParsedDoc, Question, QuestionSource,
+                             StageReport, Status)
 from pipeline.progress import Progress
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store
 from pipeline.testhooks import kill_point
 
-CODE_VERSION = "index-2"
+CODE_VERSION = "index-3"  # 3: chunks carry boxes
 EMBED_BATCH = 64
 
 
@@ -57,6 +61,10 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
         clean = store.read("clean", entry.doc_id, CleanDoc)
         enriched = store.read("enrich", entry.doc_id, EnrichedDoc)
         chunks = make_chunks(clean, enriched, settings.chunk_size, settings.chunk_overlap)
+        lines = LineIndex.from_parsed(store.read("parse", entry.doc_id, ParsedDoc))
+        for c in chunks:
+            if not (c.kind == "question" and c.year is not None):  # dated records are placed once merged (collect)
+                c.boxes = locate(c.text, lines.on_pages(c.pages))
         return IndexedDoc(doc_id=entry.doc_id, source=clean.source, chunks=chunks,
                           tokens=[tokenize(c.index_text) for c in chunks])
 
@@ -78,10 +86,8 @@ def live_docs(store: Store, manifest: Manifest) -> list[IndexedDoc]:
 def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optional[list[str]]]]:
     """The chunks the live documents give, in a stable order, with their BM25 tokens (None where a
     chunk must be tokenized first). Dated past-paper questions are merged across documents (paper
-    stem + booklet answer and analysis → one record, ``pipeline.clean.merge``)."""
-    from pipeline.clean.merge import merge_questions
-    from pipeline.index.chunking import question_chunk
-
+    stem + booklet answer and analysis → one record, ``pipeline.clean.merge``), and placed on the
+    pages of every document they were read from."""
     chunks: list[Chunk] = []
     tokens: list[Optional[list[str]]] = []
     seen: set[str] = set()
@@ -111,10 +117,26 @@ def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optiona
                     dated.append(q)
                     e = enriched.questions.get(f"{q.year}-{q.number}")
                     keywords[(d.doc_id, q.year, q.number)] = e.keywords if e else []
+    lines: dict[str, LineIndex] = {}
     for q in merge_questions(dated):
         main = next((s for s in q.sources if "text" in s.parts), q.sources[0])
-        add(question_chunk(q, main.doc_id, main.source, keywords.get((main.doc_id, q.year, q.number), [])), None)
+        chunk = question_chunk(q, main.doc_id, main.source, keywords.get((main.doc_id, q.year, q.number), []))
+        chunk.boxes = locate(chunk.text, _record_lines(store, q, lines))
+        add(chunk, None)
     return chunks, tokens
+
+
+def _record_lines(store: Store, q: Question, cache: dict[str, LineIndex]) -> list[PlacedLine]:
+    """The lines of a merged record's pages, document after document (parsed docs read once per ``cache``)."""
+    out = []
+    for s in q.sources:
+        if s.doc_id and s.pages:
+            if s.doc_id not in cache:
+                path = store.stage_path("parse", s.doc_id)
+                cache[s.doc_id] = LineIndex.from_parsed(store.read("parse", s.doc_id, ParsedDoc)) if path.exists() \
+                    else LineIndex([])
+            out += cache[s.doc_id].on_pages(s.pages)
+    return out
 
 
 def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None, quiet: bool = False,
@@ -138,10 +160,13 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
         kill_point("chroma")
         bar.update(i + len(batch))
     bar.close()
-    # the generation is rebuilt when the chunk set or the BM25 parameters change
+    # the generation is rebuilt when the chunk set, the BM25 parameters or the boxes (not part of a chunk id) change
     ids_hash = hashlib.sha256(("\n".join(ids) + f"\nk1={settings.bm25_k1} b={settings.bm25_b}").encode()).hexdigest()
+    boxes = "\n".join(json.dumps([b.model_dump() for b in c.boxes]) for c in chunks)
+    boxes_hash = hashlib.sha256(boxes.encode()).hexdigest()
     current = current_generation(store.index_dir)
-    if force or not current or current.get("ids_hash") != ids_hash or current.get("collection") != collection_name(embedder.model_id):
+    if (force or not current or current.get("ids_hash") != ids_hash or current.get("boxes_hash") != boxes_hash
+            or current.get("collection") != collection_name(embedder.model_id)):
         from pipeline.enrich.links import link_questions
         from pipeline.index.bm25 import Bm25Index
         from pipeline.text.tokenize import tokenize
@@ -156,7 +181,8 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
                   for c in chunks]
         write_catalog(gen / "chunks.sqlite", chunks)
         kill_point("publish")
-        publish(store.index_dir, gen, {"ids_hash": ids_hash, "count": len(ids), "embed_model": embedder.model_id,
+        publish(store.index_dir, gen, {"ids_hash": ids_hash, "boxes_hash": boxes_hash, "count": len(ids),
+                                       "embed_model": embedder.model_id,
                                        "collection": collection_name(embedder.model_id), "dim": embedder.dim})
     return {"manifest": len(ids), "bm25": len(ids), "vectors": vectors.count(), "embedded": len(todo),
             "deleted": len(stale)}

@@ -204,6 +204,7 @@ def merge_title_lines(blocks: list[Block]) -> None:
     if j > i and not numbering(blocks[i].text) and not exam_section(blocks[i].text):
         blocks[i].text = " ".join(b.text for b in blocks[i:j + 1])
         blocks[i].level = min(b.level or 1 for b in blocks[i:j + 1])
+        blocks[i].lines = [ln for b in blocks[i:j + 1] for ln in b.lines]
         del blocks[i + 1:j + 1]
 
 

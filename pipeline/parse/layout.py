@@ -25,6 +25,14 @@ class BBox(NamedTuple):
         return BBox(*(v * factor for v in self))
 
 
+@dataclass(frozen=True)
+class LineBox:
+    """One line of text and its box: a text-layer line, or a visual row of OCR text (the union of its boxes)."""
+
+    text: str
+    bbox: BBox
+
+
 @dataclass
 class LayoutBlock:
     """One text or table block on a page, with what heading detection needs to know about it.
@@ -42,6 +50,7 @@ class LayoutBlock:
     exam: bool = False
     rank_size: float = 0.0  # font size that ranks a RANKED heading; 0 for one at body size
     outline: bool = False
+    lines: list[LineBox] = field(default_factory=list)  # one per line of ``text``, in order; none for tables
 
 
 @dataclass
@@ -55,24 +64,16 @@ class PageLayout:
     pending: list[tuple[int, str]] = field(default_factory=list)  # outline (level, title) not found in the text
 
 
-@dataclass(frozen=True)
-class OcrRow:
-    """One visual row of OCR text and the union of its boxes."""
-
-    text: str
-    bbox: BBox
-
-
 @dataclass
 class OcrPage:
     """What OCR read on one page image: rows in reading order and the mean box confidence."""
 
-    rows: list[OcrRow]
+    rows: list[LineBox]
     confidence: float = 0.0
 
     def scaled(self, factor: float) -> "OcrPage":
         """The same rows with boxes multiplied by ``factor`` (e.g. 72/dpi: pixels → points)."""
-        return OcrPage([OcrRow(r.text, r.bbox.scaled(factor)) for r in self.rows], self.confidence)
+        return OcrPage([LineBox(r.text, r.bbox.scaled(factor)) for r in self.rows], self.confidence)
 
 
 @dataclass

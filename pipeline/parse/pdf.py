@@ -9,12 +9,12 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Callable, Iterable, Optional, Union
 
-from pipeline.models import Block, ErrorItem, PageInfo, Table
+from pipeline.models import Block, ErrorItem, PageInfo, Table, TextLine
 from pipeline.parse.errors import ParseError
 from pipeline.parse.garble import GarbleThresholds, expects_cjk, judge_page, repeated_lines, strip_lines
 from pipeline.parse.headings import (HEADING_SIZE_RATIO, RANKED, assign_levels, drop_repeated_headings, exam_section,
                                      heading_level, merge_title_lines, plausible_heading, usable_outline)
-from pipeline.parse.layout import BBox, LayoutBlock, OcrPage, PageLayout, PdfResult
+from pipeline.parse.layout import BBox, LayoutBlock, LineBox, OcrPage, PageLayout, PdfResult
 
 BAND = 0.08  # top/bottom share of the page height treated as header/footer band
 TABLE_MIN_RULES = 3  # horizontal and vertical ruling lines a page needs before we pay for find_tables()
@@ -76,24 +76,27 @@ def _band(y0: float, y1: float, height: float) -> str:
 
 
 def _page_blocks(page) -> list[LayoutBlock]:
-    """Text blocks of a page: text (lines joined by \\n), bbox, the most used font size, bold."""
+    """Text blocks of a page: text (lines joined by \\n) and each line's box, bbox, the most used
+    font size, bold."""
     out = []
     for b in page.get_text("dict")["blocks"]:
         if b.get("type") != 0:
             continue
-        lines, sizes, bold = [], Counter(), 0
+        lines: list[LineBox] = []
+        sizes: Counter = Counter()
+        bold = 0
         for line in b["lines"]:
             spans = [s for s in line["spans"] if s["text"].strip()]
             if not spans:
                 continue
-            lines.append("".join(s["text"] for s in line["spans"]).strip())
+            lines.append(LineBox("".join(s["text"] for s in line["spans"]).strip(), BBox(*line["bbox"])))
             for s in spans:
                 sizes[round(s["size"], 1)] += len(s["text"].strip())
                 bold += len(s["text"].strip()) if s["flags"] & 16 else 0
         if lines:
             n = sum(sizes.values())
-            out.append(LayoutBlock(text="\n".join(lines), bbox=BBox(*b["bbox"]), size=sizes.most_common(1)[0][0],
-                                   bold=bold > n / 2))
+            out.append(LayoutBlock(text="\n".join(ln.text for ln in lines), bbox=BBox(*b["bbox"]),
+                                   size=sizes.most_common(1)[0][0], bold=bold > n / 2, lines=lines))
     return out
 
 
@@ -231,8 +234,8 @@ def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThr
         if not result.rows:
             errors.append(ErrorItem(file=source, stage="parse", page=info.number,
                                     message=f"no readable text on this page (text layer {info.verdict}, OCR found nothing)"))
-        layouts.append(PageLayout(info.number, [LayoutBlock(text=r.text, bbox=r.bbox) for r in result.rows], True,
-                                  page.rect.height))
+        layouts.append(PageLayout(info.number, [LayoutBlock(text=r.text, bbox=r.bbox, lines=[r]) for r in result.rows],
+                                  True, page.rect.height))
     body_size = _body_size(layouts)
     for layout in layouts:
         layout.blocks, layout.pending = _mark_headings(layout, body_size, toc_by_page.get(layout.number, []),
@@ -285,6 +288,7 @@ def _merge_lines(pb: list[LayoutBlock]) -> list[LayoutBlock]:
             if -line_h * 0.5 < gap < line_h * 0.8:
                 prev.text += "\n" + b.text
                 prev.bbox = BBox(min(prev.bbox.x0, b.bbox.x0), prev.bbox.y0, max(prev.bbox.x1, b.bbox.x1), b.bbox.y1)
+                prev.lines = prev.lines + b.lines
                 continue
         out.append(replace(b))
     return out
@@ -308,14 +312,15 @@ def _mark_headings(layout: PageLayout, body_size: float, toc_entries: list[tuple
         if sec:  # "一、单项选择题：第1～40小题…": the title becomes a heading; the line stays text as written
             head, rest = sec
             if from_ocr or not body_size:
-                marked.append(replace(b, text=head, heading=2, exam=True))
+                marked.append(replace(b, text=head, heading=2, exam=True, lines=b.lines[:1]))
             else:
                 bigger = b.size >= body_size * HEADING_SIZE_RATIO
-                marked.append(replace(b, text=head, heading=RANKED, exam=True, rank_size=b.size if bigger else 0.0))
+                marked.append(replace(b, text=head, heading=RANKED, exam=True, rank_size=b.size if bigger else 0.0,
+                                      lines=b.lines[:1]))
             if rest:
                 marked.append(b)
             elif "\n" in text:
-                marked.append(replace(b, text=text.split("\n", 1)[1]))
+                marked.append(replace(b, text=text.split("\n", 1)[1], lines=b.lines[1:]))
             continue
         level = heading_level(text, b, body_size, pending, authoritative, from_ocr)
         marked.append(replace(b, heading=level) if level is not None else b)
@@ -335,13 +340,21 @@ def _to_blocks(layout: PageLayout) -> list[Block]:
             out.append(Block(kind="table", text="", page=pno, table=b.table, band=band))
             continue
         text = b.text.strip()
+        lines = text_lines(b.lines, pno)
         if b.heading is not None:
-            out.append(Block(kind="heading", text=re.sub(r"\s+", " ", text), page=pno, level=b.heading, band=band))
+            out.append(Block(kind="heading", text=re.sub(r"\s+", " ", text), page=pno, level=b.heading, band=band,
+                             lines=lines))
         else:
-            out.append(Block(kind="text", text=text, page=pno, band=band))
+            out.append(Block(kind="text", text=text, page=pno, band=band, lines=lines))
     # outline entries whose title is not in the text (e.g. OCR'd pages) start their page
     missing = [Block(kind="heading", text=t, page=pno, level=lv) for lv, t in layout.pending]
     return missing + out
+
+
+def text_lines(lines: list[LineBox], page: int) -> list[TextLine]:
+    """Line boxes as stored in a Block, rounded to 0.1 (point or pixel): finer says nothing on a page."""
+    return [TextLine(text=ln.text, page=page, x0=round(ln.bbox.x0, 1), y0=round(ln.bbox.y0, 1),
+                     x1=round(ln.bbox.x1, 1), y1=round(ln.bbox.y1, 1)) for ln in lines]
 
 
 def pdf_title(doc) -> str:

@@ -19,13 +19,13 @@ from pipeline.parse.garble import GarbleThresholds
 from pipeline.parse.headings import HeadingPath, title_from_filename
 from pipeline.parse.office import OFFICE_SUFFIXES, parse_office
 from pipeline.parse.layout import OcrPage
-from pipeline.parse.pdf import parse_pdf
+from pipeline.parse.pdf import parse_pdf, text_lines
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store, sha256_file
 
-CODE_VERSION = "parse-2"
+CODE_VERSION = "parse-3"  # 3: blocks carry their line boxes
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp"}
 TEXT_SUFFIXES = {".md", ".markdown", ".txt"}
 SUPPORTED = {".pdf"} | IMAGE_SUFFIXES | TEXT_SUFFIXES | OFFICE_SUFFIXES
@@ -305,7 +305,8 @@ def _parse_image(path: Path, ocr: OcrRunner) -> tuple[list[Block], list[PageInfo
     found = ocr.image_lines(image)
     height = image.shape[0]
     blocks = [Block(kind="text", text=r.text, page=1,
-                    band="top" if r.bbox.y1 <= height * 0.08 else "bottom" if r.bbox.y0 >= height * 0.92 else "body")
+                    band="top" if r.bbox.y1 <= height * 0.08 else "bottom" if r.bbox.y0 >= height * 0.92 else "body",
+                    lines=text_lines([r], 1))  # an image's one page, in pixels
               for r in found.rows]
     info = PageInfo(number=1, verdict="image", method="ocr" if found.rows else "none",
                     ocr_confidence=round(found.confidence, 3), chars=sum(len(r.text) for r in found.rows))

@@ -25,7 +25,7 @@ import pymupdf as fitz
 import pytest
 
 from pipeline.parse.garble import GarbleThresholds
-from pipeline.parse.layout import BBox, OcrPage, OcrRow
+from pipeline.parse.layout import BBox, LineBox, OcrPage
 from pipeline.parse.pdf import open_pdf, page_verdicts, parse_pdf
 
 TH = GarbleThresholds()
@@ -89,7 +89,7 @@ class FakeOcr:
 
     def __call__(self, path, numbers):
         self.calls.extend(numbers)
-        return {n: OcrPage([OcrRow(t, BBox(72, 90 + 24 * i, 400, 104 + 24 * i)) for i, t in enumerate(self.lines)],
+        return {n: OcrPage([LineBox(t, BBox(72, 90 + 24 * i, 400, 104 + 24 * i)) for i, t in enumerate(self.lines)],
                            0.93)
                 for n in numbers}
 

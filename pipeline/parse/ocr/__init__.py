@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.parse.layout import BBox, OcrPage, OcrRow
+from pipeline.parse.layout import BBox, LineBox, OcrPage
 
 from .base import OcrEngine, OcrError
 from .order import lines_to_text, order_lines, row_box, row_text
@@ -77,5 +77,5 @@ def ocr_image_lines(engine: OcrEngine, image: np.ndarray) -> OcrPage:
     pixels), for callers that map rows back onto the page."""
     lines = engine.recognize(image)
     rows = order_lines(lines, page_width=float(image.shape[1]))
-    out = [OcrRow(row_text(r), BBox(*row_box(r))) for r in rows]
+    out = [LineBox(row_text(r), BBox(*row_box(r))) for r in rows]
     return OcrPage([r for r in out if r.text], _mean_confidence(lines))
