@@ -19,6 +19,10 @@ but letters, digits and CJK):
   second place on the pages is dropped (either could be meant);
 * the kept lines must cover ``MIN_COVER`` of the chunk's normalised text, else there are no boxes.
 
+A past-paper record merged from several documents is placed part by part (``locate_record``): each
+document only against the parts it gave, so a stem printed both in the paper and in the booklet is
+placed in the paper, not dropped as found twice.
+
 Boxes are line boxes in the units of ``TextLine``; a chunk of a note (no pages) has none.
 """
 
@@ -27,11 +31,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
-from pipeline.models import Box, ParsedDoc, TextLine
+from pipeline.models import Box, ParsedDoc, Question, TextLine
 
-MAX_LEAD_STRIP = 6  # leading characters a line may lose to a record's head: "41(10分)" is 6 once normalised
+MAX_LEAD_STRIP = 6  # leading characters a line may lose to a record's head: "41.(10分)" is "4110分", 5
 MIN_LINE_CHARS = 2  # a line with fewer normalised characters ("A", "1") is never matched
 MIN_ANCHOR_CHARS = 8  # a line this long may be found anywhere after the previous one (or start a run)
 MAX_SKIP_CHARS = 8  # chunk characters allowed between two lines of a run when the second is short ("答案" labels)
@@ -180,4 +184,18 @@ def locate(text: str, cands: list[PlacedLine]) -> list[Box]:
             if key not in seen:
                 seen.add(key)
                 boxes.append(Box(doc_id=pl.doc_id, page=ln.page, x0=ln.x0, y0=ln.y0, x1=ln.x1, y1=ln.y1))
+    return boxes
+
+
+def locate_record(q: Question, lines_of: Callable[[str], LineIndex]) -> list[Box]:
+    """A question record's boxes: for each of its documents, the parts it gave (stem and options,
+    answer, analysis; ``QuestionSource.parts``) placed on its pages with ``locate``, precise or none
+    per document. ``lines_of(doc_id)`` gives a document's lines."""
+    texts = {"text": q.text, "options": "\n".join(f"{k}. {v}" for k, v in sorted(q.options.items())),
+             "answer": q.answer or "", "analysis": q.analysis or ""}
+    boxes: list[Box] = []
+    for src in q.sources:
+        part = "\n".join(texts[p] for p in src.parts if texts[p])
+        if src.doc_id and src.pages and part:
+            boxes += [b for b in locate(part, lines_of(src.doc_id).on_pages(src.pages)) if b not in boxes]
     return boxes

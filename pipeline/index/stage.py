@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Optional
 
 from pipeline.clean.merge import merge_questions
-from pipeline.index.boxes import LineIndex, PlacedLine, locate
+from pipeline.index.boxes import LineIndex, locate, locate_record
 from pipeline.index.catalog import current_generation, publish, write_catalog
 from pipeline.index.chunking import make_chunks, question_chunk
-from pipeline.models import (Chunk, CleanDoc, EnrichedDoc, IndexedDoc, ParsedDoc, Question, QuestionSource,
-                             StageReport, Status)
+from pipeline.models import Chunk, CleanDoc, EnrichedDoc, IndexedDoc, ParsedDoc, QuestionSource, StageReport, Status
 from pipeline.progress import Progress
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
@@ -113,30 +112,27 @@ def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optiona
             for q in clean.questions:
                 if q.year is not None:
                     if not q.sources:
-                        q.sources = [QuestionSource(doc_id=d.doc_id, source=clean.source, pages=q.pages)]
+                        gave = [p for p, v in (("text", q.text), ("options", q.options), ("answer", q.answer),
+                                               ("analysis", q.analysis)) if v]
+                        q.sources = [QuestionSource(doc_id=d.doc_id, source=clean.source, pages=q.pages, parts=gave)]
                     dated.append(q)
                     e = enriched.questions.get(f"{q.year}-{q.number}")
                     keywords[(d.doc_id, q.year, q.number)] = e.keywords if e else []
     lines: dict[str, LineIndex] = {}
+
+    def lines_of(doc_id: str) -> LineIndex:  # each paper's parsed lines read once per collect
+        if doc_id not in lines:
+            path = store.stage_path("parse", doc_id)
+            lines[doc_id] = LineIndex.from_parsed(store.read("parse", doc_id, ParsedDoc)) if path.exists() \
+                else LineIndex([])
+        return lines[doc_id]
+
     for q in merge_questions(dated):
         main = next((s for s in q.sources if "text" in s.parts), q.sources[0])
         chunk = question_chunk(q, main.doc_id, main.source, keywords.get((main.doc_id, q.year, q.number), []))
-        chunk.boxes = locate(chunk.text, _record_lines(store, q, lines))
+        chunk.boxes = locate_record(q, lines_of)
         add(chunk, None)
     return chunks, tokens
-
-
-def _record_lines(store: Store, q: Question, cache: dict[str, LineIndex]) -> list[PlacedLine]:
-    """The lines of a merged record's pages, document after document (parsed docs read once per ``cache``)."""
-    out = []
-    for s in q.sources:
-        if s.doc_id and s.pages:
-            if s.doc_id not in cache:
-                path = store.stage_path("parse", s.doc_id)
-                cache[s.doc_id] = LineIndex.from_parsed(store.read("parse", s.doc_id, ParsedDoc)) if path.exists() \
-                    else LineIndex([])
-            out += cache[s.doc_id].on_pages(s.pages)
-    return out
 
 
 def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None, quiet: bool = False,

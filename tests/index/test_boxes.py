@@ -7,8 +7,8 @@ import json
 import pymupdf as fitz
 import pytest
 
-from pipeline.index.boxes import MIN_COVER, LineIndex, PlacedLine, locate, normalise
-from pipeline.models import Block, ParsedDoc, TextLine
+from pipeline.index.boxes import MIN_COVER, LineIndex, PlacedLine, locate, locate_record, normalise
+from pipeline.models import Block, ParsedDoc, Question, QuestionSource, TextLine
 
 P = ["折半查找又称二分查找，它仅适用于有序的顺序表。首先将给定值", "与表中间位置的元素比较，若相等则查找成功；否则在前半",
      "部分或后半部分中继续查找，直到找到或区间为空为止。"]
@@ -70,18 +70,29 @@ def test_the_line_a_window_cut_counts_at_both_ends():
     assert ys(locate(window, lines)) == [140, 158, 176]
 
 
-def test_merged_record_boxes_span_both_documents_in_chunk_order():
-    stem = "41.（10分）已知有序顺序表中的关键字依次为5，12，18，23，31，37，44，56，62，70，85，"
-    lines = [L("40.下列关于TCP拥塞控制的叙述中，错误的是（ ）。", 90, doc="paper"), L(stem, 110, doc="paper"),
-             L("采用折半查找（mid向下取整）。请回答下列问题。", 128, doc="paper"),
-             L("41.【解析】判定树的高度为4，查找62时依次与37、62比较，", 300, page=5, doc="booklet"),
-             L("成功的平均查找长度为(1+2×2+3×4+4×4)/11=3。", 318, page=5, doc="booklet")]
-    text = ("2024年 第41题（综合应用题）\n已知有序顺序表中的关键字依次为5，12，18，23，31，37，44，56，62，70，85，"
-            "采用折半查找（mid向下取整）。请回答下列问题。\n解析：判定树的高度为4，查找62时依次与37、62比较，"
-            "成功的平均查找长度为(1+2×2+3×4+4×4)/11=3。")
-    boxes = locate(text, lines)
+STEM = ["41.（10分）已知有序顺序表中的关键字依次为5，12，18，23，31，37，44，56，62，70，85，",
+        "采用折半查找（mid向下取整）。请回答下列问题。"]
+ANALYSIS = ["41.【解析】判定树的高度为4，查找62时依次与37、62比较，", "成功的平均查找长度为(1+2×2+3×4+4×4)/11=3。"]
+
+
+def test_merged_record_is_placed_part_by_part_in_the_documents_that_gave_them():
+    """The booklet reprints the stem above its analysis: the stem is still placed (in the paper, which
+    gave it), not dropped as found twice; the analysis is placed in the booklet."""
+    paper = LineIndex([L("40.下列关于TCP拥塞控制的叙述中，错误的是（ ）。", 90, doc="paper"), L(STEM[0], 110, doc="paper"),
+                       L(STEM[1], 128, doc="paper")])
+    booklet = LineIndex([L(STEM[0], 250, page=5, doc="booklet"), L(STEM[1], 268, page=5, doc="booklet"),
+                         L(ANALYSIS[0], 300, page=5, doc="booklet"), L(ANALYSIS[1], 318, page=5, doc="booklet")])
+    q = Question(year=2024, number=41, qtype="comprehensive", text="已知有序顺序表中的关键字依次为5，12，18，23，31，37，"
+                 "44，56，62，70，85，采用折半查找（mid向下取整）。请回答下列问题。",
+                 analysis="判定树的高度为4，查找62时依次与37、62比较，成功的平均查找长度为(1+2×2+3×4+4×4)/11=3。",
+                 sources=[QuestionSource(doc_id="paper", pages=[1], parts=["text"]),
+                          QuestionSource(doc_id="booklet", pages=[5], parts=["analysis"])])
+    boxes = locate_record(q, {"paper": paper, "booklet": booklet}.__getitem__)
     assert [(b.doc_id, b.page, b.y0) for b in boxes] == [("paper", 1, 110), ("paper", 1, 128), ("booklet", 5, 300),
                                                          ("booklet", 5, 318)]
+    # one candidate list holding the stem twice cannot tell which is meant: the stem part is not placed
+    both = paper.on_pages([1]) + booklet.on_pages([5])
+    assert [b.doc_id for b in locate(q.text, both)] == []
 
 
 def test_line_index_reads_parsed_lines_by_page_once_each():
