@@ -17,11 +17,14 @@ but letters, digits and CJK):
 * runs are taken largest first where they do not overlap in the chunk; a run under
   ``MIN_RUN_CHARS`` is too likely found by chance, and a run whose text is found as fully at a
   second place on the pages is dropped (either could be meant);
-* the kept lines must cover ``MIN_COVER`` of the chunk's normalised text, else there are no boxes.
+* the kept lines must cover ``MIN_COVER`` of the chunk's normalised text, else there are no boxes;
+* a chunk too short for a run (a one-line heading such as ``（一）单选题答案``) is placed only when it is
+  exactly one line of its pages, and that line is found once.
 
-A past-paper record merged from several documents is placed part by part (``locate_record``): each
-document only against the parts it gave, so a stem printed both in the paper and in the booklet is
-placed in the paper, not dropped as found twice.
+A past-paper record (``locate_record``) is placed part by part: the stem (text and options) and the
+solution (answer and analysis) each on the pages of the document that gave it, each precise or
+none. So a stem printed both in the paper and in the booklet is placed in the paper, not dropped as
+found twice, and a stem is still placed when its explanation is a table rewritten beyond recognition.
 
 Boxes are line boxes in the units of ``TextLine``; a chunk of a note (no pages) has none.
 """
@@ -170,32 +173,38 @@ def locate(text: str, cands: list[PlacedLine]) -> list[Box]:
         return []
     kept = _keep(_runs(chunk, cands))
     if not kept:
-        return []
+        same = [pl for pl in cands if pl.key == chunk]
+        return [_box(same[0])] if len(chunk) < MIN_RUN_CHARS and len(same) == 1 else []
     _edges(chunk, cands, kept)
     if sum(r.chars for r in kept) < MIN_COVER * len(chunk):
         return []
     boxes: list[Box] = []
-    seen: set[tuple] = set()
     for r in kept:
         for i, _ in r.members:
-            pl = cands[i]
-            ln = pl.line
-            key = (pl.doc_id, ln.page, ln.x0, ln.y0, ln.x1, ln.y1)
-            if key not in seen:
-                seen.add(key)
-                boxes.append(Box(doc_id=pl.doc_id, page=ln.page, x0=ln.x0, y0=ln.y0, x1=ln.x1, y1=ln.y1))
+            box = _box(cands[i])
+            if box not in boxes:
+                boxes.append(box)
     return boxes
 
 
+def _box(pl: PlacedLine) -> Box:
+    ln = pl.line
+    return Box(doc_id=pl.doc_id, page=ln.page, x0=ln.x0, y0=ln.y0, x1=ln.x1, y1=ln.y1)
+
+
+RECORD_PARTS = (("text", "options"), ("answer", "analysis"))  # stem, solution: placed (or not) one by one
+
+
 def locate_record(q: Question, lines_of: Callable[[str], LineIndex]) -> list[Box]:
-    """A question record's boxes: for each of its documents, the parts it gave (stem and options,
-    answer, analysis; ``QuestionSource.parts``) placed on its pages with ``locate``, precise or none
-    per document. ``lines_of(doc_id)`` gives a document's lines."""
+    """A question record's boxes: the stem and the solution (``RECORD_PARTS``), each placed with
+    ``locate`` on the pages of the document that gave it (``QuestionSource.parts``), in the chunk's
+    order. ``lines_of(doc_id)`` gives a document's lines."""
     texts = {"text": q.text, "options": "\n".join(f"{k}. {v}" for k, v in sorted(q.options.items())),
              "answer": q.answer or "", "analysis": q.analysis or ""}
     boxes: list[Box] = []
-    for src in q.sources:
-        part = "\n".join(texts[p] for p in src.parts if texts[p])
-        if src.doc_id and src.pages and part:
-            boxes += [b for b in locate(part, lines_of(src.doc_id).on_pages(src.pages)) if b not in boxes]
+    for group in RECORD_PARTS:
+        for src in q.sources:
+            part = "\n".join(texts[p] for p in group if p in src.parts and texts[p])
+            if src.doc_id and src.pages and part:
+                boxes += [b for b in locate(part, lines_of(src.doc_id).on_pages(src.pages)) if b not in boxes]
     return boxes

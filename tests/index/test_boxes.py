@@ -95,6 +95,22 @@ def test_merged_record_is_placed_part_by_part_in_the_documents_that_gave_them():
     assert [b.doc_id for b in locate(q.text, both)] == []
 
 
+def test_stem_is_placed_when_the_solution_cannot_be():
+    """One document gave stem and solution; the explanation is a table rewritten as 字段：值."""
+    paper = LineIndex([L(STEM[0], 110, doc="paper"), L(STEM[1], 128, doc="paper"), L("41.【解析】", 300, doc="paper")])
+    q = Question(year=2024, number=41, text=STEM[0][8:] + STEM[1], answer="见下表",
+                 analysis="序号：1；说明：a入栈；栈内：a\n序号：2；说明：b入栈；栈内：ab\n序号：3；说明：b出栈；栈内：a",
+                 sources=[QuestionSource(doc_id="paper", pages=[1], parts=["text", "answer", "analysis"])])
+    assert [b.y0 for b in locate_record(q, {"paper": paper}.__getitem__)] == [110, 128]
+
+
+def test_a_one_line_chunk_is_placed_only_on_the_one_line_it_equals():
+    lines = [L("（一）单选题答案", 100), L("1.【参考答案】B", 120), L("（二）单选题答案解析", 300)]
+    assert ys(locate("（一）单选题答案", lines)) == [100]
+    assert locate("单选题", lines) == []  # part of a line is not enough for a short chunk
+    assert locate("（一）单选题答案", lines + [L("（一）单选题答案", 500, page=2)]) == []
+
+
 def test_line_index_reads_parsed_lines_by_page_once_each():
     line = TextLine(text="一、单项选择题：第1～40小题", page=2, x0=60, y0=140, x1=300, y1=152)
     doc = ParsedDoc(doc_id="d", source="a.pdf", format="pdf", blocks=[
