@@ -118,19 +118,17 @@ def _runs(chunk: str, cands: list[PlacedLine]) -> list[_Run]:
     runs: list[_Run] = []
     cur: Optional[_Run] = None
     for i, pl in enumerate(cands):
-        if len(pl.key) < MIN_LINE_CHARS:
-            continue
-        if cur is not None:
-            hit = _find(chunk, pl.key, cur.end)
+        first = _find(chunk, pl.key, 0) if len(pl.key) >= MIN_LINE_CHARS else None
+        if first is not None and cur is not None:
+            hit = first if first[0] >= cur.end else _find(chunk, pl.key, cur.end)
             if hit and (hit[0] - cur.end <= MAX_SKIP_CHARS or hit[1] >= MIN_ANCHOR_CHARS):
                 cur.members.append((i, hit[1]))
                 cur.end, cur.gap = hit[0] + hit[1], 0
                 continue
-        hit = _find(chunk, pl.key, 0) if len(pl.key) >= MIN_ANCHOR_CHARS else None
-        if hit and hit[1] >= MIN_ANCHOR_CHARS:  # a new run: nothing open, or this line comes earlier in the chunk
-            cur = _Run(start=hit[0], end=hit[0] + hit[1], members=[(i, hit[1])])
+        if first is not None and first[1] >= MIN_ANCHOR_CHARS:  # a new run: none open, or this line is earlier
+            cur = _Run(start=first[0], end=first[0] + first[1], members=[(i, first[1])])
             runs.append(cur)
-        elif cur is not None and pl.body:
+        elif cur is not None and pl.body and len(pl.key) >= MIN_LINE_CHARS:
             cur.gap += 1
             if cur.gap > MAX_GAP_LINES:
                 cur = None
@@ -178,13 +176,18 @@ def locate(text: str, cands: list[PlacedLine]) -> list[Box]:
     _edges(chunk, cands, kept)
     if sum(r.chars for r in kept) < MIN_COVER * len(chunk):
         return []
-    boxes: list[Box] = []
-    for r in kept:
-        for i, _ in r.members:
-            box = _box(cands[i])
-            if box not in boxes:
-                boxes.append(box)
-    return boxes
+    return _unique(_box(cands[i]) for r in kept for i, _ in r.members)
+
+
+def _unique(boxes: Iterable[Box]) -> list[Box]:
+    seen: set[tuple] = set()
+    out = []
+    for b in boxes:
+        key = (b.doc_id, b.page, b.x0, b.y0, b.x1, b.y1)
+        if key not in seen:
+            seen.add(key)
+            out.append(b)
+    return out
 
 
 def _box(pl: PlacedLine) -> Box:
@@ -206,5 +209,5 @@ def locate_record(q: Question, lines_of: Callable[[str], LineIndex]) -> list[Box
         for src in q.sources:
             part = "\n".join(texts[p] for p in group if p in src.parts and texts[p])
             if src.doc_id and src.pages and part:
-                boxes += [b for b in locate(part, lines_of(src.doc_id).on_pages(src.pages)) if b not in boxes]
-    return boxes
+                boxes += locate(part, lines_of(src.doc_id).on_pages(src.pages))
+    return _unique(boxes)
