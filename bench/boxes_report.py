@@ -1,7 +1,7 @@
 """Chunk boxes on an ingested data dir: share of chunks with boxes by kind, the cost of placing them,
 and spot-check PNGs of pages with a chunk's boxes drawn.
 
-    python bench/boxes_report.py DATA_DIR                      # coverage and timing (JSON on stdout)
+    python bench/boxes_report.py DATA_DIR                      # coverage and timing → bench/results/boxes.json
     python bench/boxes_report.py DATA_DIR --draw 6 --out DIR   # 6 random boxed chunks → DIR/*.png
     python bench/boxes_report.py DATA_DIR --chunk ID --out DIR # one chunk
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import _common as C  # noqa: E402
 from pipeline.index import stage as index_stage  # noqa: E402
 from pipeline.index.boxes import LineIndex, locate  # noqa: E402
 from pipeline.index.catalog import Catalog, current_generation  # noqa: E402
@@ -140,7 +141,10 @@ def main() -> None:
             print(json.dumps({"chunk_id": c.chunk_id, "kind": c.kind, "pages": c.pages, "boxes": len(c.boxes),
                               "text": c.text[:160], "png": [str(p) for p in pngs]}, ensure_ascii=False))
         return
-    print(json.dumps({"coverage": coverage(chunks), "timing": timing(store)}, ensure_ascii=False, indent=1))
+    result = {"machine": C.machine(), "data_dir": str(args.data_dir), "coverage": coverage(chunks),
+              "timing": timing(store)}
+    print(json.dumps({k: result[k] for k in ("coverage", "timing")}, ensure_ascii=False, indent=1))
+    C.save("boxes", result)
 
 
 if __name__ == "__main__":
