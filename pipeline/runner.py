@@ -1,6 +1,6 @@
 """The incremental loop every per-document stage shares.
 
-A document is redone for a stage when its input hash (raw bytes, or the upstream artifact's hash),
+A document is redone for a stage when its input hash (raw bytes, or the upstream artifacts' hashes),
 the stage's config hash or the stage's code version changed, when it failed last time, or with
 ``force``. The manifest is saved after each document, so an interrupted run resumes where it stopped.
 
@@ -23,7 +23,9 @@ from pipeline.store import DocEntry, Manifest, StageRecord, Store
 from pipeline.testhooks import kill_point
 
 PREVIOUS = {"parse": None, "clean": "parse", "enrich": "clean", "index": "enrich"}
-ALSO_READS = {"index": ("parse",)}  # artifacts a stage reads besides its predecessor's (index: line boxes)
+# artifacts a stage reads besides its predecessor's: the index stage places chunks on the parsed lines,
+# so a re-parse that changes only line boxes (the cleaned text being the same) still redoes it
+ALSO_READS = {"index": ("parse",)}
 
 WorkFn = Callable[[DocEntry], BaseModel]
 

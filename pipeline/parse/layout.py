@@ -2,7 +2,8 @@
 
 Coordinates are PDF points with the origin at the page's top-left corner, y growing downwards (as
 PyMuPDF gives them); OCR boxes are in image pixels until ``OcrPage.scaled`` maps them to points.
-These are working types, never written to disk: ``pdf._to_blocks`` turns them into ``Block``s.
+These are working types, never written to disk: ``pdf._to_blocks`` turns them into ``Block``s
+(``text_lines`` their lines into ``TextLine``s).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
-from pipeline.models import Block, ErrorItem, PageInfo, Table
+from pipeline.models import Block, ErrorItem, PageInfo, Table, TextLine
 
 
 class BBox(NamedTuple):
@@ -31,6 +32,12 @@ class LineBox:
 
     text: str
     bbox: BBox
+
+
+def text_lines(lines: list[LineBox], page: int) -> list[TextLine]:
+    """Line boxes as a Block stores them, rounded to 0.1 (point or pixel): finer says nothing on a page."""
+    return [TextLine(text=ln.text, page=page, x0=round(ln.bbox.x0, 1), y0=round(ln.bbox.y0, 1),
+                     x1=round(ln.bbox.x1, 1), y1=round(ln.bbox.y1, 1)) for ln in lines]
 
 
 @dataclass

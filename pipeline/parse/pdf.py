@@ -5,16 +5,16 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable, Iterable, Optional, Union
 
-from pipeline.models import Block, ErrorItem, PageInfo, Table, TextLine
+from pipeline.models import Block, ErrorItem, PageInfo, Table
 from pipeline.parse.errors import ParseError
 from pipeline.parse.garble import GarbleThresholds, expects_cjk, judge_page, repeated_lines, strip_lines
 from pipeline.parse.headings import (HEADING_SIZE_RATIO, RANKED, assign_levels, drop_repeated_headings, exam_section,
                                      heading_level, merge_title_lines, plausible_heading, usable_outline)
-from pipeline.parse.layout import BBox, LayoutBlock, LineBox, OcrPage, PageLayout, PdfResult
+from pipeline.parse.layout import BBox, LayoutBlock, LineBox, OcrPage, PageLayout, PdfResult, text_lines
 
 BAND = 0.08  # top/bottom share of the page height treated as header/footer band
 TABLE_MIN_RULES = 3  # horizontal and vertical ruling lines a page needs before we pay for find_tables()
@@ -349,12 +349,6 @@ def _to_blocks(layout: PageLayout) -> list[Block]:
     # outline entries whose title is not in the text (e.g. OCR'd pages) start their page
     missing = [Block(kind="heading", text=t, page=pno, level=lv) for lv, t in layout.pending]
     return missing + out
-
-
-def text_lines(lines: list[LineBox], page: int) -> list[TextLine]:
-    """Line boxes as stored in a Block, rounded to 0.1 (point or pixel): finer says nothing on a page."""
-    return [TextLine(text=ln.text, page=page, x0=round(ln.bbox.x0, 1), y0=round(ln.bbox.y0, 1),
-                     x1=round(ln.bbox.x1, 1), y1=round(ln.bbox.y1, 1)) for ln in lines]
 
 
 def pdf_title(doc) -> str:

@@ -18,8 +18,8 @@ from pipeline.parse.errors import ParseError
 from pipeline.parse.garble import GarbleThresholds
 from pipeline.parse.headings import HeadingPath, title_from_filename
 from pipeline.parse.office import OFFICE_SUFFIXES, parse_office
-from pipeline.parse.layout import OcrPage
-from pipeline.parse.pdf import parse_pdf, text_lines
+from pipeline.parse.layout import OcrPage, text_lines
+from pipeline.parse.pdf import parse_pdf
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
 from pipeline.runner import run_docs
 from pipeline.settings import Settings

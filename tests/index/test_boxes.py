@@ -9,6 +9,8 @@ import pytest
 
 from pipeline.index.boxes import MIN_COVER, LineIndex, PlacedLine, locate, locate_record, normalise
 from pipeline.models import Block, ParsedDoc, Question, QuestionSource, TextLine
+from pipeline.runner import input_hash
+from pipeline.store import DocEntry, StageRecord
 
 P = ["折半查找又称二分查找，它仅适用于有序的顺序表。首先将给定值", "与表中间位置的元素比较，若相等则查找成功；否则在前半",
      "部分或后半部分中继续查找，直到找到或区间为空为止。"]
@@ -123,6 +125,18 @@ def test_line_index_reads_parsed_lines_by_page_once_each():
     got = idx.on_pages([2, 3])
     assert [(pl.line.text, pl.body) for pl in got] == [(line.text, True), ("1. 栈", True), ("页脚", False)]
     assert idx.on_pages([1]) == [] and idx.on_pages([]) == []
+
+
+def test_index_is_redone_when_only_the_line_boxes_changed():
+    """A re-parse that moves lines but leaves the cleaned text (hence enrich's output) the same."""
+    def rec(out):
+        return StageRecord(input_hash="i", config_hash="c", code_version="v", output_hash=out, status="success")
+
+    entry = DocEntry(doc_id="d", sources=["a.pdf"], raw_hash="r",
+                     stages={"parse": rec("p1"), "clean": rec("c1"), "enrich": rec("e1")})
+    before = input_hash(entry, "index")
+    entry.stages["parse"] = rec("p2")
+    assert input_hash(entry, "index") != before and input_hash(entry, "enrich") == "c1"
 
 
 # ---------------------------------------------------------------- through ingest and ask --json
