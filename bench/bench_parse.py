@@ -101,8 +101,8 @@ def _child_parse(path: str) -> None:
 
     base = _vm_hwm_mb()
     t = time.perf_counter()
-    pages, blocks, _, _ = parse_pdf(Path(path), path, password=None, th=GarbleThresholds(),
-                                    ocr_pages=lambda p, n: {})
+    result = parse_pdf(Path(path), path, password=None, th=GarbleThresholds(), ocr_pages=lambda p, n: {})
+    pages, blocks = result.pages, result.blocks
     dt = time.perf_counter() - t
     print(json.dumps({"pages": len(pages), "s": dt, "blocks": len(blocks), "peak_rss_mb": _vm_hwm_mb(),
                       "rss_before_mb": base}))

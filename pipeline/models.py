@@ -54,6 +54,18 @@ class PageInfo(BaseModel):
     ocr_confidence: Optional[float] = None
 
 
+class TextLine(BaseModel):
+    """One line of a block and where it sits: for a PDF in points on its page, origin top-left, y down
+    (PyMuPDF's coordinates, OCR boxes included); for an image file in pixels on page 1."""
+
+    text: str
+    page: int  # 1-based
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
 class Block(BaseModel):
     kind: Literal["heading", "text", "table", "code"] = "text"
     text: str
@@ -62,6 +74,7 @@ class Block(BaseModel):
     level: Optional[int] = None  # heading level, 1 = outermost
     table: Optional[Table] = None
     band: Literal["top", "body", "bottom"] = "body"  # where on the page; helps header/footer rules
+    lines: list[TextLine] = Field(default_factory=list)  # PDFs and images: one per text line (none for tables)
 
 
 DocKind = Literal["textbook", "paper", "note"]
@@ -149,6 +162,18 @@ class EnrichedDoc(BaseModel):
     errors: list[ErrorItem] = Field(default_factory=list)
 
 
+class Box(BaseModel):
+    """Where (part of) a chunk's text sits: one line on one page of one document, in the units of
+    ``TextLine`` (PDF points, origin top-left; pixels for an image file). What a page view highlights."""
+
+    doc_id: str
+    page: int  # 1-based
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
 class Chunk(BaseModel):
     chunk_id: str
     doc_id: str
@@ -164,6 +189,7 @@ class Chunk(BaseModel):
     qtype: Optional[str] = None
     chapter_paths: list[list[str]] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)  # every file a merged question record drew on
+    boxes: list[Box] = Field(default_factory=list)  # the lines it was read from; [] when they cannot be placed
 
     @property
     def chapter(self) -> str:
@@ -206,6 +232,7 @@ class Hit(BaseModel):
     citation: str = ""
     chapter_paths: list[list[str]] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
+    boxes: list[Box] = Field(default_factory=list)  # lines to highlight on the cited pages (see Chunk.boxes)
 
 
 class Answer(BaseModel):

@@ -1,6 +1,6 @@
 """The incremental loop every per-document stage shares.
 
-A document is redone for a stage when its input hash (raw bytes, or the upstream artifact's hash),
+A document is redone for a stage when its input hash (raw bytes, or the upstream artifacts' hashes),
 the stage's config hash or the stage's code version changed, when it failed last time, or with
 ``force``. The manifest is saved after each document, so an interrupted run resumes where it stopped.
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from pipeline.errors import one_line
 from pipeline.models import DocReport, ErrorItem, StageReport, Status
 from pipeline.progress import Progress
-from pipeline.stages import previous
+from pipeline.stages import get as get_stage, previous
 from pipeline.store import DocEntry, Manifest, StageRecord, Store
 from pipeline.testhooks import kill_point
 
@@ -30,10 +30,13 @@ def input_hash(entry: DocEntry, stage: str) -> Optional[str]:
     prev = previous(stage)
     if prev is None:
         return entry.raw_hash
-    rec = entry.stages.get(prev)
-    if rec is None or rec.status == Status.FAILED.value:
-        return None
-    return rec.output_hash
+    hashes = []
+    for name in (prev, *get_stage(stage).also_reads):
+        rec = entry.stages.get(name)
+        if rec is None or rec.status == Status.FAILED.value:
+            return None
+        hashes.append(rec.output_hash)
+    return "+".join(hashes)
 
 
 def is_current(store: Store, entry: DocEntry, stage: str, config_hash: str, code_version: str) -> bool:

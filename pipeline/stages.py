@@ -31,6 +31,9 @@ class Stage:
     settings_group: str  # the group of :class:`pipeline.settings.Settings` whose hash is this stage's config
     entry: str  # "module:function" of its ``run(store, manifest, doc_ids, settings, ...) -> StageReport``
     summary: str
+    # artifacts it reads besides its predecessor's, so a change in them alone redoes it (the index stage
+    # places chunks on the parsed line boxes: a re-parse that changes only boxes must re-index)
+    also_reads: tuple[str, ...] = ()
 
     @property
     def run(self) -> StageRun:
@@ -42,7 +45,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("parse", "parsed", "parse", "pipeline.parse.stage:run", "read PDFs (text layer or OCR), images, notes"),
     Stage("clean", "cleaned", "clean", "pipeline.clean.stage:run", "strip headers/footers, split questions, rewrite tables"),
     Stage("enrich", "enriched", "enrich", "pipeline.enrich.stage:run", "section summaries and keywords"),
-    Stage("index", "index/docs", "index", "pipeline.index.stage:run", "chunks, BM25 and vectors"),
+    Stage("index", "index/docs", "index", "pipeline.index.stage:run", "chunks, BM25 and vectors", ("parse",)),
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
 

@@ -9,18 +9,20 @@ mid-write is completed by the next one).
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from pathlib import Path
 from typing import Optional
 
 from pipeline.index.bm25 import Bm25Index
+from pipeline.index.boxes import LineIndex, locate, locate_record
 from pipeline.index.catalog import current_generation, publish, write_catalog
 from pipeline.index.chunking import make_chunks, question_chunk
 from pipeline.index.embed import make_embedder
 from pipeline.index.links import link_questions
 from pipeline.index.merge import merge_questions
 from pipeline.index.vector import VectorStore
-from pipeline.models import Chunk, CleanDoc, EnrichedDoc, IndexedDoc, QuestionSource, StageReport, Status
+from pipeline.models import Chunk, CleanDoc, EnrichedDoc, IndexedDoc, ParsedDoc, QuestionSource, StageReport, Status
 from pipeline.progress import Progress
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
@@ -28,7 +30,7 @@ from pipeline.store import DocEntry, Manifest, Store
 from pipeline.testhooks import kill_point
 from pipeline.text.tokenize import TOKENIZER_VERSION, terms_hash, tokenize
 
-CODE_VERSION = "index-2"
+CODE_VERSION = "index-3"  # 3: chunks carry boxes
 EMBED_BATCH = 64
 
 
@@ -61,6 +63,10 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
         clean = store.read("clean", entry.doc_id, CleanDoc)
         enriched = store.read("enrich", entry.doc_id, EnrichedDoc)
         chunks = make_chunks(clean, enriched, settings.index.chunk_size, settings.index.chunk_overlap)
+        lines = LineIndex.from_parsed(store.read("parse", entry.doc_id, ParsedDoc))
+        for c in chunks:
+            if not (c.kind == "question" and c.year is not None):  # dated records are placed once merged (collect)
+                c.boxes = locate(c.text, lines.on_pages(c.pages))
         return IndexedDoc(doc_id=entry.doc_id, source=clean.source, chunks=chunks,
                           tokens=[tokenize(c.index_text) for c in chunks])
 
@@ -82,7 +88,8 @@ def live_docs(store: Store, manifest: Manifest) -> list[IndexedDoc]:
 def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optional[list[str]]]]:
     """The chunks the live documents give, in a stable order, with their BM25 tokens (None where a
     chunk must be tokenized first). Dated past-paper questions are merged across documents (paper
-    stem + booklet answer and analysis → one record, ``pipeline.index.merge``)."""
+    stem + booklet answer and analysis → one record, ``pipeline.index.merge``), and placed on the
+    pages of every document they were read from."""
     chunks: list[Chunk] = []
     tokens: list[Optional[list[str]]] = []
     seen: set[str] = set()
@@ -108,13 +115,26 @@ def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optiona
             for q in clean.questions:
                 if q.year is not None:
                     if not q.sources:
-                        q.sources = [QuestionSource(doc_id=d.doc_id, source=clean.source, pages=q.pages)]
+                        gave = [p for p, v in (("text", q.text), ("options", q.options), ("answer", q.answer),
+                                               ("analysis", q.analysis)) if v]
+                        q.sources = [QuestionSource(doc_id=d.doc_id, source=clean.source, pages=q.pages, parts=gave)]
                     dated.append(q)
                     e = enriched.questions.get(f"{q.year}-{q.number}")
                     keywords[(d.doc_id, q.year, q.number)] = e.keywords if e else []
+    lines: dict[str, LineIndex] = {}
+
+    def lines_of(doc_id: str) -> LineIndex:  # each paper's parsed lines read once per collect
+        if doc_id not in lines:
+            path = store.stage_path("parse", doc_id)
+            lines[doc_id] = LineIndex.from_parsed(store.read("parse", doc_id, ParsedDoc)) if path.exists() \
+                else LineIndex([])
+        return lines[doc_id]
+
     for q in merge_questions(dated):
         main = next((s for s in q.sources if "text" in s.parts), q.sources[0])
-        add(question_chunk(q, main.doc_id, main.source, keywords.get((main.doc_id, q.year, q.number), [])), None)
+        chunk = question_chunk(q, main.doc_id, main.source, keywords.get((main.doc_id, q.year, q.number), []))
+        chunk.boxes = locate_record(q, lines_of)
+        add(chunk, None)
     return chunks, tokens
 
 
@@ -139,14 +159,15 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
         kill_point("chroma")
         bar.update(i + len(batch))
     bar.close()
-    # The generation is rebuilt when anything its BM25 side depends on changes: the chunk set, the
-    # BM25 parameters, and the tokens (tokenizer version, term list, and every document's stored
-    # tokens, through the index artifacts' hashes): an unchanged chunk set with new tokens must not
-    # keep the old vocabulary.
+    # The generation is rebuilt when anything it holds changes: the chunk set, the BM25 parameters, the
+    # tokens (tokenizer version, term list, and every document's stored tokens, through the index
+    # artifacts' hashes: an unchanged chunk set with new tokens must not keep the old vocabulary), and
+    # the highlight boxes (not part of a chunk id).
     doc_tokens = sorted(rec.stages["index"].output_hash for rec in manifest.documents.values()
                         if "index" in rec.stages and rec.stages["index"].status != Status.FAILED.value)
+    boxes = [json.dumps([b.model_dump() for b in c.boxes]) for c in chunks]
     key = "\n".join(ids + [f"k1={settings.index.bm25_k1} b={settings.index.bm25_b}", TOKENIZER_VERSION, terms_hash()]
-                    + doc_tokens)
+                    + doc_tokens + boxes)
     ids_hash = hashlib.sha256(key.encode()).hexdigest()
     current = current_generation(store.index_dir)
     collection = collection_name(embedder.model_id)

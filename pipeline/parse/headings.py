@@ -11,6 +11,7 @@ import re
 from typing import Optional
 
 from pipeline.models import Block
+from pipeline.parse.layout import LayoutBlock, PageLayout
 
 MAX_HEADING_CHARS = 40
 _CN_NUM = "零一二三四五六七八九十百千〇两"
@@ -124,39 +125,41 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
-def heading_level(text, b, body_size, pending, authoritative, from_ocr):
+def heading_level(text: str, b: LayoutBlock, body_size: float, pending: list[tuple[int, str]],
+                  authoritative: bool, from_ocr: bool) -> Optional[int]:
     """An int level (outline, or numbering on OCR'd text), RANKED when the level comes from the
-    font size rank (``b["rank_size"]``, 0 for a numbered or bold heading at body size), or None."""
+    font size rank (``b.rank_size``, 0 for a numbered or bold heading at body size), or None.
+    Sets ``b.outline`` and ``b.rank_size`` as it decides; removes a matched outline entry from ``pending``."""
     if "\n" in text and (len(text) > 60 or text.count("\n") > 2 or not body_size or from_ocr
-                         or b["size"] < body_size * HEADING_SIZE_RATIO):
+                         or b.size < body_size * HEADING_SIZE_RATIO):
         return None  # only a big-type title may run over (up to three) lines
     key = _norm(text)
     for entry in pending:
         if _norm(entry[1]) == key:
             pending.remove(entry)
-            b["outline"] = True
+            b.outline = True
             return entry[0]
     if authoritative or not plausible_heading(text) or _NOT_HEADING.match(text):
         return None  # a rich outline is the authority when present
     num = numbering(text)
     if from_ocr or not body_size:
         return num[1] if num and num[0] in ("chapter", "part", "decimal", "section") else None
-    bigger = b["size"] >= body_size * HEADING_SIZE_RATIO
-    if num and (bigger or b["bold"] or num[0] in ("chapter", "part")):
-        b["rank_size"] = b["size"] if bigger else 0.0
+    bigger = b.size >= body_size * HEADING_SIZE_RATIO
+    if num and (bigger or b.bold or num[0] in ("chapter", "part")):
+        b.rank_size = b.size if bigger else 0.0
         return RANKED
     if bigger and len(key) <= (60 if "\n" in text else 30) and key[-1:] not in "。；，：？！":
-        b["rank_size"] = b["size"]
+        b.rank_size = b.size
         return RANKED
     return None
 
 
-def assign_levels(marked) -> None:
+def assign_levels(pages: list[PageLayout]) -> None:
     """Levels for headings found by font size: distinct sizes (within SIZE_STEP) ranked from the
     largest, so a 24 pt title, 22 pt parts and 16 pt sections nest as 1 › 2 › 3; numbered or bold
     headings at body size come one level below the smallest heading size."""
-    sizes = sorted({b["rank_size"] for _, (pb, _) in marked for b in pb
-                    if b.get("heading") == RANKED and b["rank_size"] > 0}, reverse=True)
+    sizes = sorted({b.rank_size for page in pages for b in page.blocks
+                    if b.heading == RANKED and b.rank_size > 0}, reverse=True)
     clusters: list[float] = []
     for size in sizes:
         if not clusters or clusters[-1] - size >= SIZE_STEP:
@@ -167,24 +170,24 @@ def assign_levels(marked) -> None:
             return len(clusters) + 1
         return 1 + max(i for i, c in enumerate(clusters) if size <= c + 1e-6)
 
-    for _, (pb, _) in marked:
-        for b in pb:
-            if b.get("heading") == RANKED:  # an exam section sits under the paper's title
-                b["heading"] = max(level(b["rank_size"]), 2 if b.get("exam") else 1)
+    for page in pages:
+        for b in page.blocks:
+            if b.heading == RANKED:  # an exam section sits under the paper's title
+                b.heading = max(level(b.rank_size), 2 if b.exam else 1)
 
 
-def drop_repeated_headings(marked) -> None:
+def drop_repeated_headings(pages: list[PageLayout]) -> None:
     """A heading text found on several pages is a running header or a repeated label, not a heading."""
-    pages: dict[str, set[int]] = {}
-    for pno, (pb, _) in marked:
-        for b in pb:
-            if b.get("heading") is not None and not b.get("outline") and not b.get("exam"):
-                pages.setdefault(_norm(b["text"]), set()).add(pno)
-    repeated = {k for k, v in pages.items() if len(v) >= REPEATED_HEADING_PAGES}
-    for _, (pb, _) in marked:
-        for b in pb:
-            if b.get("heading") is not None and not b.get("outline") and _norm(b["text"]) in repeated:
-                del b["heading"]
+    found: dict[str, set[int]] = {}
+    for page in pages:
+        for b in page.blocks:
+            if b.heading is not None and not b.outline and not b.exam:
+                found.setdefault(_norm(b.text), set()).add(page.number)
+    repeated = {k for k, v in found.items() if len(v) >= REPEATED_HEADING_PAGES}
+    for page in pages:
+        for b in page.blocks:
+            if b.heading is not None and not b.outline and _norm(b.text) in repeated:
+                b.heading = None
 
 
 def merge_title_lines(blocks: list[Block]) -> None:
@@ -201,6 +204,7 @@ def merge_title_lines(blocks: list[Block]) -> None:
     if j > i and not numbering(blocks[i].text) and not exam_section(blocks[i].text):
         blocks[i].text = " ".join(b.text for b in blocks[i:j + 1])
         blocks[i].level = min(b.level or 1 for b in blocks[i:j + 1])
+        blocks[i].lines = [ln for b in blocks[i:j + 1] for ln in b.lines]
         del blocks[i + 1:j + 1]
 
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from pipeline.models import Block
-from pipeline.parse.pdf import ParseError
+from pipeline.parse.errors import ParseError
 from pipeline.parse.text import _looks_binary, parse_markdown
 
 OFFICE_SUFFIXES = {".docx", ".pptx", ".xlsx", ".html", ".htm", ".epub"}

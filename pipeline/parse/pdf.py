@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional, Union
 
-from pipeline.models import Block, ErrorItem, PageInfo, Status, Table
+from pipeline.models import Block, ErrorItem, PageInfo, Table
+from pipeline.parse.errors import ParseError
 from pipeline.parse.garble import GarbleThresholds, expects_cjk, judge_page, repeated_lines, strip_lines
 from pipeline.parse.headings import (HEADING_SIZE_RATIO, RANKED, assign_levels, drop_repeated_headings, exam_section,
                                      heading_level, merge_title_lines, plausible_heading, usable_outline)
+from pipeline.parse.layout import BBox, LayoutBlock, LineBox, OcrPage, PageLayout, PdfResult, text_lines
 
 BAND = 0.08  # top/bottom share of the page height treated as header/footer band
 TABLE_MIN_RULES = 3  # horizontal and vertical ruling lines a page needs before we pay for find_tables()
@@ -23,10 +26,6 @@ SCAN_LAYER_COVER = 0.9  # text over an image covering this much of the page is a
 PAGE_BODY_MIN_CHARS = 200  # a page with this much text judges headings against its own body size
 
 os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
-
-
-class ParseError(Exception):
-    """One-line, user-facing reason a file could not be parsed."""
 
 
 def open_pdf(path: Path, password: Optional[str]):
@@ -76,25 +75,28 @@ def _band(y0: float, y1: float, height: float) -> str:
     return "body"
 
 
-def _page_blocks(page) -> list[dict]:
-    """Text blocks of a page as dicts: text (lines joined by \\n), bbox, size, bold."""
+def _page_blocks(page) -> list[LayoutBlock]:
+    """Text blocks of a page: text (lines joined by \\n) and each line's box, bbox, the most used
+    font size, bold."""
     out = []
     for b in page.get_text("dict")["blocks"]:
         if b.get("type") != 0:
             continue
-        lines, sizes, bold = [], Counter(), 0
+        lines: list[LineBox] = []
+        sizes: Counter = Counter()
+        bold = 0
         for line in b["lines"]:
             spans = [s for s in line["spans"] if s["text"].strip()]
             if not spans:
                 continue
-            lines.append("".join(s["text"] for s in line["spans"]).strip())
+            lines.append(LineBox("".join(s["text"] for s in line["spans"]).strip(), BBox(*line["bbox"])))
             for s in spans:
                 sizes[round(s["size"], 1)] += len(s["text"].strip())
                 bold += len(s["text"].strip()) if s["flags"] & 16 else 0
         if lines:
             n = sum(sizes.values())
-            out.append({"text": "\n".join(lines), "bbox": b["bbox"], "size": sizes.most_common(1)[0][0],
-                        "bold": bold > n / 2})
+            out.append(LayoutBlock(text="\n".join(ln.text for ln in lines), bbox=BBox(*b["bbox"]),
+                                   size=sizes.most_common(1)[0][0], bold=bold > n / 2, lines=lines))
     return out
 
 
@@ -122,7 +124,7 @@ def _ruling(page) -> tuple[int, int]:
     return h, v
 
 
-def _tables(page) -> list[tuple[tuple, Table]]:
+def _tables(page) -> list[tuple[BBox, Table]]:
     h, v = _ruling(page)
     if h < TABLE_MIN_RULES or v < TABLE_MIN_RULES:  # a frame or an underline is not a grid
         return []
@@ -130,13 +132,13 @@ def _tables(page) -> list[tuple[tuple, Table]]:
     for t in page.find_tables().tables:
         rows = [[(c or "").replace("\n", "") for c in r] for r in t.extract()]
         if len(rows) >= 2 and len(rows[0]) >= 2:
-            found.append((tuple(t.bbox), Table(header=rows[0], rows=rows[1:])))
+            found.append((BBox(*t.bbox), Table(header=rows[0], rows=rows[1:])))
     return found
 
 
-def _inside(inner, outer, slack: float = 2.0) -> bool:
-    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack
-            and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
+def _inside(inner: BBox, outer: BBox, slack: float = 2.0) -> bool:
+    return (inner.x0 >= outer.x0 - slack and inner.y0 >= outer.y0 - slack
+            and inner.x1 <= outer.x1 + slack and inner.y1 <= outer.y1 + slack)
 
 
 def _image_cover(page) -> float:
@@ -187,15 +189,16 @@ def page_verdicts(doc, source: str, th: GarbleThresholds) -> list[tuple[PageInfo
     return out
 
 
-OcrPages = Callable[[Path, list[int]], dict[int, object]]
+OcrPages = Callable[[Path, list[int]], dict[int, Union[OcrPage, BaseException]]]
 
 
-def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThresholds, ocr_pages: OcrPages):
-    """Return (pages, blocks, errors, title).
+def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThresholds,
+              ocr_pages: OcrPages) -> PdfResult:
+    """Pages with their verdicts, blocks with headings, per-page errors and the title of one PDF.
 
-    ``ocr_pages(path, page_numbers)`` maps each 1-based page number to (lines with bbox in PDF points,
-    mean confidence), or to the exception that page raised; it is only given pages whose text layer
-    is not good, all at once, so it can spread them over processes."""
+    ``ocr_pages(path, page_numbers)`` maps each 1-based page number to an ``OcrPage`` (rows with
+    boxes in PDF points), or to the exception that page raised; it is only given pages whose text
+    layer is not good, all at once, so it can spread them over processes."""
     doc = open_pdf(path, password)
     pages = [info for info, _ in page_verdicts(doc, source, th)]
     toc = usable_outline(doc.get_toc(simple=True))
@@ -206,47 +209,47 @@ def parse_pdf(path: Path, source: str, *, password: Optional[str], th: GarbleThr
     need = [p.number for p in pages if p.verdict != "good"]
     ocr_results = ocr_pages(path, need) if need else {}
     errors: list[ErrorItem] = []
-    page_blocks: list[tuple[int, list[dict], bool]] = []  # (page no, blocks, from_ocr)
+    layouts: list[PageLayout] = []
     for info in pages:
         if info.number % 100 == 0:
             _free_cache()  # keeps memory flat on long documents
+        page = doc[info.number - 1]
         if info.verdict == "good":
-            page = doc[info.number - 1]
             pb = _page_blocks(page)
             for bbox, table in _tables(page):
-                pb = [b for b in pb if not _inside(b["bbox"], bbox)]
-                pb.append({"table": table, "bbox": bbox, "text": "", "size": 0, "bold": False})
-            pb.sort(key=lambda b: (round(b["bbox"][1]), b["bbox"][0]))
-            info.chars = sum(len(b["text"]) for b in pb)
+                pb = [b for b in pb if not _inside(b.bbox, bbox)]
+                pb.append(LayoutBlock(text="", bbox=bbox, table=table))
+            pb.sort(key=lambda b: (round(b.bbox.y0), b.bbox.x0))
+            info.chars = sum(len(b.text) for b in pb)
             # a text layer over a full-page scan was made by OCR: its font sizes say nothing
-            page_blocks.append((info.number, pb, _image_cover(page) >= SCAN_LAYER_COVER))
+            layouts.append(PageLayout(info.number, pb, _image_cover(page) >= SCAN_LAYER_COVER, page.rect.height))
             continue
-        result = ocr_results.get(info.number, ([], 0.0))
+        result = ocr_results.get(info.number, OcrPage([]))
         if isinstance(result, BaseException):
             errors.append(ErrorItem(file=source, stage="parse", page=info.number, message=f"OCR failed: {result}"))
-            result = ([], 0.0)
-        lines, conf = result
-        info.method = "ocr" if lines else "none"
-        info.ocr_confidence = round(conf, 3)
-        info.chars = sum(len(t) for t, _ in lines)
-        if not lines:
+            result = OcrPage([])
+        info.method = "ocr" if result.rows else "none"
+        info.ocr_confidence = round(result.confidence, 3)
+        info.chars = sum(len(r.text) for r in result.rows)
+        if not result.rows:
             errors.append(ErrorItem(file=source, stage="parse", page=info.number,
                                     message=f"no readable text on this page (text layer {info.verdict}, OCR found nothing)"))
-        page_blocks.append((info.number, [{"text": t, "bbox": bb, "size": 0, "bold": False} for t, bb in lines], True))
-    heights = {i + 1: doc[i].rect.height for i in range(doc.page_count)}
-    body_size = _body_size(page_blocks)
-    marked = [(pno, _mark_headings(pb, pno, heights[pno], body_size, toc_by_page.get(pno, []), authoritative,
-                                   from_ocr)) for pno, pb, from_ocr in page_blocks]
-    drop_repeated_headings(marked)
-    assign_levels(marked)
+        layouts.append(PageLayout(info.number, [LayoutBlock(text=r.text, bbox=r.bbox, lines=[r]) for r in result.rows],
+                                  True, page.rect.height))
+    body_size = _body_size(layouts)
+    for layout in layouts:
+        layout.blocks, layout.pending = _mark_headings(layout, body_size, toc_by_page.get(layout.number, []),
+                                                       authoritative)
+    drop_repeated_headings(layouts)
+    assign_levels(layouts)
     blocks: list[Block] = []
-    for pno, (pb, pending) in marked:
-        blocks.extend(_to_blocks(pb, pno, heights[pno], pending))
+    for layout in layouts:
+        blocks.extend(_to_blocks(layout))
     merge_title_lines(blocks)
     title = pdf_title(doc)
     doc.close()
     _free_cache()
-    return pages, blocks, errors, title
+    return PdfResult(pages=pages, blocks=blocks, errors=errors, title=title)
 
 
 def _free_cache() -> None:
@@ -257,14 +260,14 @@ def _free_cache() -> None:
     pymupdf.TOOLS.store_shrink(100)
 
 
-def _body_size(page_blocks, min_chars: int = 1) -> float:
+def _body_size(layouts: Iterable[PageLayout], min_chars: int = 1) -> float:
     """The font size most text is set in (0.0 when there are fewer than ``min_chars`` characters)."""
     sizes: Counter = Counter()
-    for _, pb, from_ocr in page_blocks:
-        if not from_ocr:
-            for b in pb:
-                if b.get("size"):
-                    sizes[b["size"]] += len(b["text"])
+    for layout in layouts:
+        if not layout.from_ocr:
+            for b in layout.blocks:
+                if b.size:
+                    sizes[b.size] += len(b.text)
     return sizes.most_common(1)[0][0] if sizes and sum(sizes.values()) >= min_chars else 0.0
 
 
@@ -272,76 +275,79 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
-def _merge_lines(pb: list[dict]) -> list[dict]:
+def _merge_lines(pb: list[LayoutBlock]) -> list[LayoutBlock]:
     """Join vertically adjacent text blocks (PDF writers often emit one block per line) into one
     block with \n between lines; the clean stage decides where paragraphs end."""
-    out: list[dict] = []
+    out: list[LayoutBlock] = []
     for b in pb:
         prev = out[-1] if out else None
-        if (prev and "table" not in prev and "table" not in b and b["text"] and prev["text"]
-                and abs(b.get("size", 0) - prev.get("size", 0)) < 0.6 and not prev.get("heading")
-                and not b.get("heading")):
-            line_h = (prev["bbox"][3] - prev["bbox"][1]) / (prev["text"].count("\n") + 1)
-            gap = b["bbox"][1] - prev["bbox"][3]
+        if (prev and prev.table is None and b.table is None and b.text and prev.text
+                and abs(b.size - prev.size) < 0.6 and not prev.heading and not b.heading):
+            line_h = (prev.bbox.y1 - prev.bbox.y0) / (prev.text.count("\n") + 1)
+            gap = b.bbox.y0 - prev.bbox.y1
             if -line_h * 0.5 < gap < line_h * 0.8:
-                prev["text"] += "\n" + b["text"]
-                prev["bbox"] = (min(prev["bbox"][0], b["bbox"][0]), prev["bbox"][1],
-                                max(prev["bbox"][2], b["bbox"][2]), b["bbox"][3])
+                prev.text += "\n" + b.text
+                prev.bbox = BBox(min(prev.bbox.x0, b.bbox.x0), prev.bbox.y0, max(prev.bbox.x1, b.bbox.x1), b.bbox.y1)
+                prev.lines = prev.lines + b.lines
                 continue
-        out.append(dict(b))
+        out.append(replace(b))
     return out
 
 
-def _mark_headings(pb, pno, height, body_size, toc_entries, authoritative, from_ocr):
+def _mark_headings(layout: PageLayout, body_size: float, toc_entries: list[tuple[int, str]],
+                   authoritative: bool) -> tuple[list[LayoutBlock], list[tuple[int, str]]]:
     """Decide headings block by block before lines are merged, so a heading never swallows body
-    text. Returns (blocks with a "heading" level where one was found, outline entries not found)."""
+    text. Returns (blocks with a heading level where one was found, outline entries not found)."""
     pending = list(toc_entries)
-    marked = []
-    body_size = _body_size([(pno, pb, from_ocr)], PAGE_BODY_MIN_CHARS) or body_size
-    for b in pb:
-        band = _band(b["bbox"][1], b["bbox"][3], height)
-        if "table" in b or band != "body":
+    marked: list[LayoutBlock] = []
+    from_ocr = layout.from_ocr
+    body_size = _body_size([layout], PAGE_BODY_MIN_CHARS) or body_size
+    for b in layout.blocks:
+        band = _band(b.bbox.y0, b.bbox.y1, layout.height)
+        if b.table is not None or band != "body":
             marked.append(b)
             continue
-        text = b["text"].strip()
+        text = b.text.strip()
         sec = None if authoritative else exam_section(text.split("\n", 1)[0])
         if sec:  # "一、单项选择题：第1～40小题…": the title becomes a heading; the line stays text as written
             head, rest = sec
             if from_ocr or not body_size:
-                marked.append({**b, "text": head, "heading": 2, "exam": True})
+                marked.append(replace(b, text=head, heading=2, exam=True, lines=b.lines[:1]))
             else:
-                bigger = b["size"] >= body_size * HEADING_SIZE_RATIO
-                marked.append({**b, "text": head, "heading": RANKED, "exam": True,
-                               "rank_size": b["size"] if bigger else 0.0})
+                bigger = b.size >= body_size * HEADING_SIZE_RATIO
+                marked.append(replace(b, text=head, heading=RANKED, exam=True, rank_size=b.size if bigger else 0.0,
+                                      lines=b.lines[:1]))
             if rest:
                 marked.append(b)
             elif "\n" in text:
-                marked.append({**b, "text": text.split("\n", 1)[1]})
+                marked.append(replace(b, text=text.split("\n", 1)[1], lines=b.lines[1:]))
             continue
         level = heading_level(text, b, body_size, pending, authoritative, from_ocr)
-        marked.append({**b, "heading": level} if level is not None else b)
+        marked.append(replace(b, heading=level) if level is not None else b)
     return marked, pending
 
 
-def _to_blocks(pb, pno, height, pending) -> list[Block]:
+def _to_blocks(layout: PageLayout) -> list[Block]:
+    pno, height, pb = layout.number, layout.height, layout.blocks
     out: list[Block] = []
-    where = [_band(b["bbox"][1], b["bbox"][3], height) for b in pb]
+    where = [_band(b.bbox.y0, b.bbox.y1, height) for b in pb]
     merged = ([b for b, w in zip(pb, where) if w == "top"]
               + _merge_lines([b for b, w in zip(pb, where) if w == "body"])
               + [b for b, w in zip(pb, where) if w == "bottom"])
     for b in merged:
-        band = _band(b["bbox"][1], b["bbox"][3], height)
-        if "table" in b:
-            out.append(Block(kind="table", text="", page=pno, table=b["table"], band=band))
+        band = _band(b.bbox.y0, b.bbox.y1, height)
+        if b.table is not None:
+            out.append(Block(kind="table", text="", page=pno, table=b.table, band=band))
             continue
-        text = b["text"].strip()
-        level = b.get("heading")
-        if level is not None:
-            out.append(Block(kind="heading", text=re.sub(r"\s+", " ", text), page=pno, level=level, band=band))
+        text = b.text.strip()
+        lines = text_lines(b.lines, pno)
+        if b.heading is not None:
+            out.append(Block(kind="heading", text=re.sub(r"\s+", " ", text), page=pno, level=b.heading, band=band,
+                             lines=lines))
         else:
-            out.append(Block(kind="text", text=text, page=pno, band=band))
+            out.append(Block(kind="text", text=text, page=pno, band=band, lines=lines))
     # outline entries whose title is not in the text (e.g. OCR'd pages) start their page
-    missing = [Block(kind="heading", text=t, page=pno, level=lv) for lv, t in pending]
+    missing = [Block(kind="heading", text=t, page=pno, level=lv) for lv, t in layout.pending]
     return missing + out
 
 

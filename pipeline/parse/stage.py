@@ -14,17 +14,19 @@ from pathlib import Path
 from typing import Optional
 
 from pipeline.models import Block, DocReport, ErrorItem, PageInfo, ParsedDoc, StageReport, Status
+from pipeline.parse.errors import ParseError
 from pipeline.parse.garble import GarbleThresholds
 from pipeline.parse.headings import HeadingPath, title_from_filename
 from pipeline.parse.ocr import check_engine, make_engine, ocr_image_lines
 from pipeline.parse.office import OFFICE_SUFFIXES, parse_office
-from pipeline.parse.pdf import ParseError, parse_pdf
+from pipeline.parse.layout import OcrPage, text_lines
+from pipeline.parse.pdf import parse_pdf
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store, sha256_file
 
-CODE_VERSION = "parse-2"
+CODE_VERSION = "parse-3"  # 3: blocks carry their line boxes
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp"}
 TEXT_SUFFIXES = {".md", ".markdown", ".txt"}
 SUPPORTED = {".pdf"} | IMAGE_SUFFIXES | TEXT_SUFFIXES | OFFICE_SUFFIXES
@@ -142,19 +144,18 @@ class OcrRunner:
             self._engine = make_engine(self.settings.parse.ocr_engine, **engine_kwargs(self.settings, threads=1))
         return self._engine
 
-    def image_lines(self, image, scale: float = 1.0) -> tuple[list[tuple[str, tuple]], float]:
-        """OCR an RGB array; rows in reading order with bboxes scaled by ``scale``."""
-        lines, conf = ocr_image_lines(self.engine, image)
-        return [(t, tuple(v * scale for v in box)) for t, box in lines], conf
+    def image_lines(self, image) -> OcrPage:
+        """OCR an RGB array: rows in reading order with boxes in the image's pixels."""
+        return ocr_image_lines(self.engine, image)
 
-    def pdf_pages(self, path: Path, numbers: list[int]) -> dict[int, object]:
+    def pdf_pages(self, path: Path, numbers: list[int]) -> dict[int, OcrPage | BaseException]:
         """OCR the given pages; with ``ocr_workers`` > 1 they are spread over worker processes
         (one single-threaded engine each: measured faster than one engine with 2 threads)."""
         args = [(str(path), self.settings.parse.pdf_password, n, self.settings.parse.ocr_dpi) for n in numbers]
         if self.settings.executor.ocr_workers > 1:
             pool = self._get_pool()
             futures = {a[2]: pool.submit(_ocr_pdf_page, *a) for a in args}
-            out: dict[int, object] = {}
+            out: dict[int, OcrPage | BaseException] = {}
             for n, fut in futures.items():
                 try:
                     out[n] = fut.result()
@@ -221,7 +222,8 @@ def _init_worker(engine_name: str, kwargs: dict, parent_pid: int) -> None:
     _WORKER["engine"] = make_engine(engine_name, **kwargs)
 
 
-def _ocr_pdf_page(path: str, password, number: int, dpi: int):
+def _ocr_pdf_page(path: str, password: Optional[str], number: int, dpi: int) -> OcrPage:
+    """OCR one page rendered at ``dpi`` (capped by MAX_OCR_PIXELS); boxes mapped to PDF points."""
     import numpy as np
     import pymupdf
 
@@ -237,9 +239,7 @@ def _ocr_pdf_page(path: str, password, number: int, dpi: int):
         image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)[:, :, :3]
     finally:
         doc.close()
-    lines, conf = ocr_image_lines(_WORKER["engine"], np.ascontiguousarray(image))
-    scale = 72.0 / dpi
-    return [(t, tuple(v * scale for v in box)) for t, box in lines], conf
+    return ocr_image_lines(_WORKER["engine"], np.ascontiguousarray(image)).scaled(72.0 / dpi)
 
 
 def parse_file(path: Path, source: str, doc_id: str, settings: Settings, ocr: OcrRunner) -> ParsedDoc:
@@ -249,8 +249,8 @@ def parse_file(path: Path, source: str, doc_id: str, settings: Settings, ocr: Oc
     title = ""
     if suffix == ".pdf":
         th = GarbleThresholds(settings.parse.garble_min_chars, settings.parse.garble_max_bad_ratio, settings.parse.garble_min_cjk_ratio)
-        pages, blocks, errors, title = parse_pdf(path, source, password=settings.parse.pdf_password, th=th,
-                                                 ocr_pages=ocr.pdf_pages)
+        result = parse_pdf(path, source, password=settings.parse.pdf_password, th=th, ocr_pages=ocr.pdf_pages)
+        pages, blocks, errors, title = result.pages, result.blocks, result.errors, result.title
         fmt = "pdf"
     elif suffix in IMAGE_SUFFIXES:
         blocks, pages = _parse_image(path, ocr)
@@ -288,13 +288,14 @@ def _parse_image(path: Path, ocr: OcrRunner) -> tuple[list[Block], list[PageInfo
             image = np.asarray(im.convert("RGB"))
     except (UnidentifiedImageError, OSError) as exc:
         raise ParseError(f"not a readable image ({exc.__class__.__name__})")
-    lines, conf = ocr.image_lines(image)
+    found = ocr.image_lines(image)
     height = image.shape[0]
-    blocks = [Block(kind="text", text=t, page=1,
-                    band="top" if bb[3] <= height * 0.08 else "bottom" if bb[1] >= height * 0.92 else "body")
-              for t, bb in lines]
-    info = PageInfo(number=1, verdict="image", method="ocr" if lines else "none", ocr_confidence=round(conf, 3),
-                    chars=sum(len(t) for t, _ in lines))
+    blocks = [Block(kind="text", text=r.text, page=1,
+                    band="top" if r.bbox.y1 <= height * 0.08 else "bottom" if r.bbox.y0 >= height * 0.92 else "body",
+                    lines=text_lines([r], 1))  # an image's one page, in pixels
+              for r in found.rows]
+    info = PageInfo(number=1, verdict="image", method="ocr" if found.rows else "none",
+                    ocr_confidence=round(found.confidence, 3), chars=sum(len(r.text) for r in found.rows))
     return blocks, [info]
 
 

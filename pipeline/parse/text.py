@@ -7,7 +7,7 @@ import re
 
 from pipeline.models import Block
 from pipeline.parse.headings import clean_heading, exam_section, numbering
-from pipeline.parse.pdf import ParseError
+from pipeline.parse.errors import ParseError
 
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

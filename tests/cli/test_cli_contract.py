@@ -40,6 +40,7 @@ def test_ask_json_chapter_filter_and_top_hit(cli, sample_data):
     keys = {"rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text"}
     for i, h in enumerate(out["hits"], start=1):
         assert keys <= set(h) and h["rank"] == i
+        assert all(b["page"] in h["pages"] and b["doc_id"] == h["doc_id"] for b in h["boxes"])
         assert any("查找" in part for part in h["chapter_path"])
         assert h["source"] == "data/raw/数据结构复习讲义.pdf"
         assert h["pages"] and all(isinstance(p, int) for p in h["pages"])
@@ -63,6 +64,10 @@ def test_scanned_paper_questions_are_findable(cli, sample_data):
     q = found[0]
     assert (q["year"], q["number"]) == (2024, 4) and "5阶B树" in q["text"]
     assert q["source"].endswith("模拟卷_扫描版.pdf") and q["pages"] == [1]
+    # the OCR'd stem line and option row, in PDF points on page 1 (the stem is printed ~350 pt down)
+    stem, options = q["boxes"]
+    assert {b["doc_id"] for b in q["boxes"]} == {q["doc_id"]} and {b["page"] for b in q["boxes"]} == {1}
+    assert 320 < stem["y0"] < stem["y1"] <= options["y0"] + 3 < 400 and stem["x0"] < options["x0"]
 
 
 def test_exact_question_lookup(cli, sample_data):

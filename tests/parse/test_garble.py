@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from pipeline.parse.garble import GarbleThresholds, classify_page, repeated_lines, strip_lines
+from pipeline.parse.layout import BBox, LineBox, OcrPage
 from pipeline.parse.pdf import parse_pdf
 
 TH = GarbleThresholds()
@@ -57,9 +58,10 @@ def test_pdf_pages_take_ocr_path_exactly_where_needed(tmp_path):
 
     def fake_ocr(pdf_path, numbers):
         calls.extend(numbers)
-        return {n: ([("第3页的扫描内容", (72, 90, 300, 110))], 0.95) for n in numbers}
+        return {n: OcrPage([LineBox("第3页的扫描内容", BBox(72, 90, 300, 110))], 0.95) for n in numbers}
 
-    pages, blocks, errors, _ = parse_pdf(path, "mixed.pdf", password=None, th=TH, ocr_pages=fake_ocr)
+    result = parse_pdf(path, "mixed.pdf", password=None, th=TH, ocr_pages=fake_ocr)
+    pages, blocks, errors = result.pages, result.blocks, result.errors
     assert calls == [3]
     assert [p.method for p in pages] == ["text", "text", "ocr"]
     assert pages[2].ocr_confidence == pytest.approx(0.95)

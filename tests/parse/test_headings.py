@@ -93,7 +93,7 @@ def test_font_size_ranks_nest_headings_and_running_headers_are_not_headings(tmp_
         _line(page, y + 30, f"{pno + 1}.1 顺序表", size=12.5)
         for i in range(6):
             _line(page, y + 60 + 18 * i, BODY)
-    pages, blocks, errors, _ = _parse(doc, tmp_path)
+    blocks = _parse(doc, tmp_path).blocks
     heads = _heads(blocks)
     assert (1, "第一部分 数据结构") in heads and (2, "第一章 线性表0") in heads and (3, "1.1 顺序表") in heads
     assert not any("复习讲义" in t for _, t in heads)
@@ -110,7 +110,7 @@ def test_exam_paper_title_lines_merge_and_sections_become_headings(tmp_path):
     _line(page, 190, "A. 栈    B. 队列    C. 树    D. 图")
     _line(page, 230, "二、综合应用题：第41～47题，共70分。")
     _line(page, 250, "41. （13分）已知有向带权图G……")
-    _, blocks, _, _ = _parse(doc, tmp_path, name="2015真题.pdf")
+    blocks = _parse(doc, tmp_path, name="2015真题.pdf").blocks
     assert _heads(blocks) == [(1, "2015年全国硕士研究生招生考试 计算机学科专业基础综合试题"),
                               (2, "一、单项选择题"), (2, "二、综合应用题")]
     text = "\n".join(b.text for b in blocks if b.kind == "text")
@@ -124,7 +124,7 @@ def test_single_entry_outline_does_not_switch_off_the_heuristics(tmp_path):
     _line(page, 130, "一、单项选择题", size=14)
     _line(page, 160, BODY)
     doc.set_toc([[1, "2020年408答案解析", 1]])
-    _, blocks, _, _ = _parse(doc, tmp_path)
+    blocks = _parse(doc, tmp_path).blocks
     assert _heads(blocks) == [(1, "2020年408答案解析"), (2, "一、单项选择题")]
 
 
@@ -136,7 +136,7 @@ def test_rich_outline_is_the_authority(tmp_path):
         _line(page, 130, "一段放大的提示语", size=14)
         _line(page, 160, BODY)
     doc.set_toc([[1, f"第{'一二三'[n]}章 标题{n}", n + 1] for n in range(3)])
-    _, blocks, _, _ = _parse(doc, tmp_path)
+    blocks = _parse(doc, tmp_path).blocks
     assert _heads(blocks) == [(1, f"第{'一二三'[n]}章 标题{n}") for n in range(3)]
 
 
@@ -152,7 +152,7 @@ def test_big_labels_on_an_ocr_layer_over_a_scan_are_not_headings(tmp_path):
     page.insert_text((60, 90), "交换机", fontname="cjk", fontsize=20, render_mode=3)  # OCR layer sizes are guesses
     for i in range(12):
         page.insert_text((60, 120 + 20 * i), BODY, fontname="cjk", fontsize=10.5, render_mode=3)
-    _, blocks, _, _ = _parse(doc, tmp_path)
+    blocks = _parse(doc, tmp_path).blocks
     assert _heads(blocks) == []
 
 
@@ -163,7 +163,7 @@ def test_metadata_title_is_used_only_when_it_is_the_real_title(tmp_path):
         _line(page, 90, "考试大纲", size=18)
         _line(page, 130, BODY)
         doc.set_metadata({"title": meta})
-        assert _parse(doc, tmp_path)[3] == want, meta
+        assert _parse(doc, tmp_path).title == want, meta
 
 
 # ---------------------------------------------------------------- notes (md) through the stage

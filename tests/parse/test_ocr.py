@@ -191,11 +191,11 @@ def test_rapidocr_reads_a_rendered_exam_question(rapid_engine, no_network):
 
 def test_rapidocr_lines_carry_boxes_and_accept_gray(rapid_engine, no_network):
     gray = render_question_page().mean(axis=2).astype(np.uint8)
-    lines, conf = ocr_image_lines(rapid_engine, gray)
-    assert len(lines) == 3 and conf > 0.8
-    title, question, options = lines
-    assert title[1][1] < question[1][1] < options[1][1]  # top to bottom
-    assert all(0 <= b[0] < b[2] <= 1240 and 0 <= b[1] < b[3] <= 1755 for _, b in lines)
+    found = ocr_image_lines(rapid_engine, gray)
+    assert len(found.rows) == 3 and found.confidence > 0.8
+    title, question, options = found.rows
+    assert title.bbox.y0 < question.bbox.y0 < options.bbox.y0  # top to bottom
+    assert all(0 <= r.bbox.x0 < r.bbox.x1 <= 1240 and 0 <= r.bbox.y0 < r.bbox.y1 <= 1755 for r in found.rows)
 
 
 LEFT_TEXT = ("折半查找又称二分查找，它仅适用于有序的顺序表。首先将给定值与表中中间位置的元素比较，"

@@ -148,7 +148,7 @@ def test_epub_chapters_under_the_book_title(tmp_path):
 
 
 def test_unreadable_office_file_is_one_clear_error(tmp_path):
-    from pipeline.parse.pdf import ParseError
+    from pipeline.parse.errors import ParseError
 
     path = tmp_path / "broken.docx"
     path.write_bytes(b"PK\x03\x04 not really a zip")  # MarkItDown alone would return these bytes as text

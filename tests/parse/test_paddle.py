@@ -106,7 +106,7 @@ def test_doctor_reports_the_paddle_engine(model_dirs, tmp_path):
     from pipeline.settings import Settings
 
     det, rec = model_dirs
-    selected = check_paddleocr(Settings(data_dir=tmp_path, ocr_engine="paddleocr", paddle_det_dir=str(det),
+    selected = check_paddleocr(Settings.from_flat(data_dir=tmp_path, ocr_engine="paddleocr", paddle_det_dir=str(det),
                                         paddle_rec_dir=str(rec)))
     assert selected.ok and "read the test image" in selected.detail and "(models" in selected.detail
     (tmp_path / "models").mkdir()

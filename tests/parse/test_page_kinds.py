@@ -25,6 +25,7 @@ import pymupdf as fitz
 import pytest
 
 from pipeline.parse.garble import GarbleThresholds
+from pipeline.parse.layout import BBox, LineBox, OcrPage
 from pipeline.parse.pdf import open_pdf, page_verdicts, parse_pdf
 
 TH = GarbleThresholds()
@@ -88,7 +89,8 @@ class FakeOcr:
 
     def __call__(self, path, numbers):
         self.calls.extend(numbers)
-        return {n: ([(t, (72, 90 + 24 * i, 400, 104 + 24 * i)) for i, t in enumerate(self.lines)], 0.93)
+        return {n: OcrPage([LineBox(t, BBox(72, 90 + 24 * i, 400, 104 + 24 * i)) for i, t in enumerate(self.lines)],
+                           0.93)
                 for n in numbers}
 
 
@@ -96,8 +98,8 @@ def _parse(doc, tmp_path: Path, name: str = "kinds.pdf"):
     path = tmp_path / name
     doc.save(path)
     ocr = FakeOcr()
-    pages, blocks, errors, title = parse_pdf(path, str(path), password=None, th=TH, ocr_pages=ocr)
-    return pages, blocks, errors, ocr
+    result = parse_pdf(path, str(path), password=None, th=TH, ocr_pages=ocr)
+    return result.pages, result.blocks, result.errors, ocr
 
 
 def _page_text(blocks, page: int) -> str:

@@ -2,7 +2,7 @@ import codecs
 
 import pytest
 
-from pipeline.parse.pdf import ParseError
+from pipeline.parse.errors import ParseError
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
 
 NOTE = "一、传输层概述\n传输层为应用进程之间提供端到端的逻辑通信。\n二、拥塞控制\n慢开始和拥塞避免。"

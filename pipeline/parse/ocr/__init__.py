@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.parse.layout import BBox, LineBox, OcrPage
+
 from .base import OcrEngine, OcrError
 from .order import lines_to_text, order_lines, row_box, row_text
 
@@ -70,11 +72,10 @@ def ocr_image(engine: OcrEngine, image: np.ndarray) -> tuple[list[str], float]:
     return lines_to_text(rows), _mean_confidence(lines)
 
 
-def ocr_image_lines(engine: OcrEngine, image: np.ndarray
-                    ) -> tuple[list[tuple[str, tuple[float, float, float, float]]], float]:
-    """Like ``ocr_image`` but each line keeps its box (``x0, y0, x1, y1`` in image pixels,
-    the union of the row's boxes), for callers that map lines back onto the page."""
+def ocr_image_lines(engine: OcrEngine, image: np.ndarray) -> OcrPage:
+    """Like ``ocr_image`` but each row keeps its box (the union of the row's boxes, in image
+    pixels), for callers that map rows back onto the page."""
     lines = engine.recognize(image)
     rows = order_lines(lines, page_width=float(image.shape[1]))
-    out = [(row_text(r), row_box(r)) for r in rows]
-    return [(t, b) for t, b in out if t], _mean_confidence(lines)
+    out = [LineBox(row_text(r), BBox(*row_box(r))) for r in rows]
+    return OcrPage([r for r in out if r.text], _mean_confidence(lines))
