@@ -3,11 +3,9 @@ section with the passage marked.
 
 A chunk carries ``boxes`` (``{doc_id?, page, x0, y0, x1, y1}``: PDF points, origin top-left, as
 PyMuPDF reports them; pixels for an image file) once the index was built with them; they are drawn
-as they are, only when every one of them lies on the page, and a chunk whose ``boxes`` is empty is
-shown unmarked (the indexer could not place it). An index built before boxes existed has no
-``boxes`` key: then the passage is looked up in the page's own text layer, sentence by sentence,
-and only sentences found exactly once count; unless they cover at least ``MIN_COVERAGE`` of the
-passage, the page is shown unmarked. A highlight is either right or absent, never a guess.
+as they are, only when every one of them lies on the page; a chunk whose ``boxes`` is empty (the
+indexer could not place it with confidence, see pipeline/index/boxes.py) is shown unmarked. A
+highlight is either right or absent, never a guess.
 
 The original file is found from the manifest (the paths it was ingested from, tried as given, then
 beside the data dir) and must still hash to the document id: an edited file is refused rather than
@@ -16,11 +14,8 @@ shown with stale marks.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import threading
-import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,16 +24,10 @@ from typing import Optional
 from pipeline.models import Chunk, CleanDoc
 from pipeline.parse.stage import IMAGE_SUFFIXES
 from pipeline.settings import Settings
-from pipeline.store import Store
+from pipeline.store import Store, sha256_file
 
-MIN_COVERAGE = 0.4  # share of the passage's sentence characters that must be found to mark by text…
-MIN_FOUND_CHARS = 80  # …or this many characters of whole sentences, each found exactly once
-MIN_SENTENCE = 6  # shorter sentences (after removing spaces) are too likely to repeat: not searched
-MAX_TEXT_PAGES = 30  # pages searched for one passage by text
 HIGHLIGHT_FILL = (1.0, 0.86, 0.0)
 HIGHLIGHT_LINE = (0.85, 0.33, 0.0)
-_SENT_END = re.compile(r"(?<=[。！？；!?;])|\n")
-_SPACE = re.compile(r"\s+")
 
 
 class SourceError(Exception):
@@ -53,7 +42,7 @@ class SourceError(Exception):
 class Placement:
     """Where a chunk's passage is, per page (1-based) in page coordinates."""
 
-    method: str  # "boxes" (from the index), "text" (found in the page's text layer), "none"
+    method: str  # "boxes" (from the index) or "none"
     rects: dict[int, list[tuple[float, float, float, float]]] = field(default_factory=dict)
     reason: str = ""
 
@@ -65,50 +54,6 @@ class Placement:
         return {"method": self.method, "pages": self.pages, "reason": self.reason,
                 "boxes": [{"page": p, "x0": r[0], "y0": r[1], "x1": r[2], "y1": r[3]}
                           for p in self.pages for r in self.rects[p]]}
-
-
-def normalise(text: str) -> str:
-    """NFKC without whitespace: how passage and page text are compared."""
-    return _SPACE.sub("", unicodedata.normalize("NFKC", text))
-
-
-def sentences(text: str) -> list[str]:
-    return [s for s in (normalise(p) for p in _SENT_END.split(text)) if len(s) >= MIN_SENTENCE]
-
-
-def place_on_page_text(chars: list[tuple[str, tuple, int]], passage_sentences: list[str]) -> tuple[dict, list[str]]:
-    """Find each sentence exactly once in a page's characters ``(char, bbox, line number)``.
-
-    Returns ({line number: [bbox of each matched char]}, the sentences found)."""
-    hay = "".join(c for c, _, _ in chars)
-    lines: dict[int, list[tuple]] = {}
-    found = []
-    for s in passage_sentences:
-        at = hay.find(s)
-        if at < 0 or hay.find(s, at + 1) >= 0:  # absent, or ambiguous: not evidence
-            continue
-        found.append(s)
-        for c, bbox, line in chars[at: at + len(s)]:
-            lines.setdefault(line, []).append(bbox)
-    return lines, found
-
-
-def page_chars(page) -> list[tuple[str, tuple, int]]:
-    """The page's non-space characters (NFKC, one entry per output char) with bbox and line number."""
-    out: list[tuple[str, tuple, int]] = []
-    line_no = 0
-    for block in page.get_text("rawdict").get("blocks", []):
-        for line in block.get("lines", []):
-            line_no += 1
-            for span in line.get("spans", []):
-                for ch in span.get("chars", []):
-                    for c in normalise(ch.get("c", "")):
-                        out.append((c, tuple(ch["bbox"]), line_no))
-    return out
-
-
-def union_rect(boxes: list[tuple]) -> tuple[float, float, float, float]:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 class Sources:
@@ -181,13 +126,10 @@ class Sources:
         with self._lock:
             if key in self._hash_cache:
                 return self._hash_cache[key]
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 16), b""):
-                h.update(block)
+        digest = sha256_file(path)
         with self._lock:
-            self._hash_cache[key] = h.hexdigest()
-        return h.hexdigest()
+            self._hash_cache[key] = digest
+        return digest
 
     @staticmethod
     def paged(path: Path) -> bool:
@@ -248,7 +190,7 @@ class Sources:
             if key in self._placements:
                 self._placements.move_to_end(key)
                 return self._placements[key]
-        placement = self._place(doc_id, chunk, doc, scale)
+        placement = self._place_boxes(doc_id, chunk.get("boxes") or [], doc, scale)
         with self._lock:
             self._placements[key] = placement
             while len(self._placements) > 512:
@@ -257,13 +199,6 @@ class Sources:
 
     def _generation(self) -> str:
         return str(self.service.retriever().meta.get("generation"))
-
-    def _place(self, doc_id: str, chunk: dict, doc, scale: float) -> Placement:
-        if "boxes" in chunk:
-            return self._place_boxes(doc_id, chunk["boxes"] or [], doc, scale)
-        if chunk.get("doc_id") != doc_id:
-            return Placement("none", reason="the passage was read from another document")
-        return self._place_text(chunk, doc)
 
     def _place_boxes(self, doc_id: str, boxes: list[dict], doc, scale: float) -> Placement:
         mine = [b for b in boxes if b.get("doc_id", doc_id) == doc_id]
@@ -283,30 +218,6 @@ class Sources:
                 return Placement("none", reason=f"a box lies outside page {page_no}")
             rects.setdefault(page_no, []).append(r)
         return Placement("boxes", rects)
-
-    def _place_text(self, chunk: dict, doc) -> Placement:
-        wanted = sentences(chunk.get("text", ""))
-        total = sum(map(len, wanted))
-        pages = [p for p in chunk.get("pages") or [] if 1 <= p <= doc.page_count][:MAX_TEXT_PAGES]
-        if not total or not pages:
-            return Placement("none", reason="nothing to look for on the cited pages")
-        found_total = 0
-        rects: dict[int, list[tuple]] = {}
-        remaining = list(wanted)
-        for page_no in pages:
-            page = doc[page_no - 1]
-            if page.rotation or not remaining:
-                continue
-            lines, found = place_on_page_text(page_chars(page), remaining)
-            if found:
-                found_total += sum(map(len, found))
-                rects[page_no] = [union_rect(boxes) for _, boxes in sorted(lines.items())]
-                remaining = [s for s in remaining if s not in found]
-        coverage = found_total / total
-        if coverage < MIN_COVERAGE and found_total < MIN_FOUND_CHARS:
-            return Placement("none", reason=f"only {coverage:.0%} of the passage was found in the page text "
-                                            "(scanned page, table or formula rewritten): shown unmarked")
-        return Placement("text", rects)
 
     def render(self, doc_id: str, page_no: int, chunk_id: Optional[str], zoom: float) -> tuple[bytes, Placement]:
         """PNG of one page with the chunk's passage marked (when it can be placed)."""

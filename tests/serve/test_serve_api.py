@@ -244,13 +244,13 @@ def _yellow(img: Image.Image, box=None) -> int:
 
 def test_the_page_of_a_text_pdf_passage_is_highlighted(client):
     hits = client.get("/api/search", params={"q": "折半查找的时间复杂度", "k": 5}).json()["hits"]
-    hit = next(h for h in hits if h["source"].endswith(TEXTBOOK))
+    hit = next(h for h in hits if h["source"].endswith(TEXTBOOK) and h["boxes"])
     info = client.get(f"/api/source/{hit['doc_id']}", params={"chunk": hit["chunk_id"]}).json()
-    assert info["paged"] and info["highlight"]["method"] == "text" and info["open_page"] in hit["pages"]
+    assert info["paged"] and info["highlight"]["method"] == "boxes" and info["open_page"] in hit["pages"]
     n = info["open_page"]
     marked = client.get(f"/api/source/{hit['doc_id']}/page/{n}.png", params={"chunk": hit["chunk_id"]})
     plain = client.get(f"/api/source/{hit['doc_id']}/page/{n}.png")
-    assert marked.headers["x-highlight"] == "text" and int(marked.headers["x-highlight-boxes"]) >= 1
+    assert marked.headers["x-highlight"] == "boxes" and int(marked.headers["x-highlight-boxes"]) >= 1
     assert plain.headers["x-highlight"] == "none"
     a, b = _png(marked), _png(plain)
     assert a.size == b.size and _yellow(b) == 0 and _yellow(a) > 500
@@ -258,9 +258,17 @@ def test_the_page_of_a_text_pdf_passage_is_highlighted(client):
     assert _yellow(a, tuple(int(v * 1.5) for v in (box["x0"], box["y0"], box["x1"], box["y1"]))) > 50
 
 
-def test_a_scanned_page_without_boxes_is_shown_unmarked(client):
+def test_a_scanned_page_is_highlighted_from_its_ocr_boxes(client):
     hit = client.get("/api/search", params={"q": "2024年第4题", "k": 1}).json()["hits"][0]
-    assert hit["source"].endswith(SCANNED)
+    assert hit["source"].endswith(SCANNED) and hit["boxes"]
+    r = client.get(f"/api/source/{hit['doc_id']}/page/{hit['pages'][0]}.png", params={"chunk": hit["chunk_id"]})
+    assert r.headers["x-highlight"] == "boxes" and _yellow(_png(r)) > 500
+
+
+def test_a_passage_the_index_could_not_place_is_shown_unmarked(client):
+    """The table chunk of 7.2 was rewritten as 字段：值: no boxes, so no highlight rather than a guess."""
+    hits = client.get("/api/search", params={"q": "折半查找的时间复杂度", "k": 5}).json()["hits"]
+    hit = next(h for h in hits if h["source"].endswith(TEXTBOOK) and not h["boxes"])
     r = client.get(f"/api/source/{hit['doc_id']}/page/{hit['pages'][0]}.png", params={"chunk": hit["chunk_id"]})
     assert r.headers["x-highlight"] == "none" and _yellow(_png(r)) == 0
     info = client.get(f"/api/source/{hit['doc_id']}", params={"chunk": hit["chunk_id"]}).json()
