@@ -66,12 +66,12 @@ def timing(store: Store) -> dict:
         t_locate += time.perf_counter() - t
         n += len(todo)
     with_boxes, chunks = _best_of(REPEATS, lambda: index_stage.collect(store, manifest)[0])
-    real = index_stage.locate_record
-    index_stage.locate_record = lambda q, lines_of: []  # no parsed doc is read either
+    real = index_stage.record_parts
+    index_stage.record_parts = lambda q, lines_of: ([], [])  # no parsed doc is read either
     try:
         without, _ = _best_of(REPEATS, lambda: index_stage.collect(store, manifest))
     finally:
-        index_stage.locate_record = real
+        index_stage.record_parts = real
     merged = sum(1 for c in chunks if c.kind == "question" and c.year is not None)
     return {"per_doc": {"docs": len(docs), "chunks": n, "read_parsed_s": round(t_read, 2),
                         "locate_s": round(t_locate, 2)},

@@ -174,6 +174,28 @@ class Box(BaseModel):
     y1: float
 
 
+def page_label(pages: list[int]) -> str:
+    """"3", "3-4", "1、7、13-14": runs of consecutive pages, so a citation never spans pages it does not use."""
+    runs: list[list[int]] = []
+    for p in sorted(set(pages)):
+        if runs and p == runs[-1][-1] + 1:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    return "、".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+class Part(BaseModel):
+    """One document's share of a past-paper record merged across documents: the paper gives the stem,
+    the answer booklet the solution, each cited with its own file and pages."""
+
+    role: Literal["stem", "solution"]
+    doc_id: str
+    source: str
+    pages: list[int] = Field(default_factory=list)
+    citation: str = ""
+
+
 class Chunk(BaseModel):
     chunk_id: str
     doc_id: str
@@ -190,6 +212,7 @@ class Chunk(BaseModel):
     chapter_paths: list[list[str]] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)  # every file a merged question record drew on
     boxes: list[Box] = Field(default_factory=list)  # the lines it was read from; [] when they cannot be placed
+    parts: list[Part] = Field(default_factory=list)  # a past-paper record: where its stem and its solution come from
 
     @property
     def chapter(self) -> str:
@@ -200,6 +223,10 @@ class Chunk(BaseModel):
         return f"{self.prefix}{self.text}" if self.prefix else self.text
 
     def citation(self) -> str:
+        """``[来源: 章节路径|第N页·片段K]``; a past-paper record cites where its stem was read."""
+        stem = next((p for p in self.parts if p.role == "stem"), None)
+        if stem is not None:
+            return stem.citation
         pos = f"片段{self.chunk_position}"
         if self.pages:
             pos = f"第{'-'.join(str(p) for p in sorted({self.pages[0], self.pages[-1]}))}页·" + pos
@@ -233,6 +260,7 @@ class Hit(BaseModel):
     chapter_paths: list[list[str]] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
     boxes: list[Box] = Field(default_factory=list)  # lines to highlight on the cited pages (see Chunk.boxes)
+    parts: list[Part] = Field(default_factory=list)  # a past-paper record's stem and solution, each with its file
 
 
 class Answer(BaseModel):

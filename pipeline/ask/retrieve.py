@@ -211,4 +211,4 @@ def to_hit(c: Chunk, rank: int, score: float) -> Hit:
     return Hit(rank=rank, chunk_id=c.chunk_id, doc_id=c.doc_id, source=c.source, chapter_path=c.chapter_path,
                chunk_position=c.chunk_position, pages=c.pages, score=round(score, 6), text=c.text, kind=c.kind,
                year=c.year, number=c.number, citation=c.citation(), chapter_paths=c.chapter_paths,
-               sources=c.sources or [c.source], boxes=c.boxes)
+               sources=c.sources or [c.source], boxes=c.boxes, parts=c.parts)

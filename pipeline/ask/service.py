@@ -27,7 +27,7 @@ __all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "answer_json", "ch
 
 # the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
 HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
-            "kind", "year", "number", "citation", "chapter_paths", "sources", "boxes")
+            "kind", "year", "number", "citation", "chapter_paths", "sources", "boxes", "parts")
 
 
 def answer_json(a: Answer) -> dict:

@@ -21,7 +21,7 @@ but letters, digits and CJK):
 * a chunk too short for a run (a one-line heading such as ``（一）单选题答案``) is placed only when it is
   exactly one line of its pages, and that line is found once.
 
-A past-paper record (``locate_record``) is placed part by part: the stem (text and options) and the
+A past-paper record (``record_parts``) is placed part by part: the stem (text and options) and the
 solution (answer and analysis) each on the pages of the document that gave it, each precise or
 none. So a stem printed both in the paper and in the booklet is placed in the paper, not dropped as
 found twice, and a stem is still placed when its explanation is a table rewritten beyond recognition.
@@ -34,9 +34,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from pipeline.models import Box, ParsedDoc, Question, TextLine
+from pipeline.models import PATH_SEP, Box, ParsedDoc, Part, Question, TextLine, page_label
 
 MAX_LEAD_STRIP = 6  # leading characters a line may lose to a record's head: "41.(10分)" is "4110分", 5
 MIN_LINE_CHARS = 2  # a line with fewer normalised characters ("A", "1") is never matched
@@ -198,16 +199,27 @@ def _box(pl: PlacedLine) -> Box:
 RECORD_PARTS = (("text", "options"), ("answer", "analysis"))  # stem, solution: placed (or not) one by one
 
 
-def locate_record(q: Question, lines_of: Callable[[str], LineIndex]) -> list[Box]:
-    """A question record's boxes: the stem and the solution (``RECORD_PARTS``), each placed with
-    ``locate`` on the pages of the document that gave it (``QuestionSource.parts``), in the chunk's
-    order. ``lines_of(doc_id)`` gives a document's lines."""
+def record_parts(q: Question, lines_of: Callable[[str], LineIndex]) -> tuple[list[Part], list[Box]]:
+    """A question record's parts and boxes: the stem and the solution (``RECORD_PARTS``), each placed
+    with ``locate`` on the pages of the document that gave it (``QuestionSource.parts``), in the
+    chunk's order. A part's pages are those its boxes lie on; when it cannot be placed, the pages its
+    document recorded for the question. ``lines_of(doc_id)`` gives a document's lines."""
     texts = {"text": q.text, "options": "\n".join(f"{k}. {v}" for k, v in sorted(q.options.items())),
              "answer": q.answer or "", "analysis": q.analysis or ""}
     boxes: list[Box] = []
-    for group in RECORD_PARTS:
+    parts: list[Part] = []
+    for role, group in zip(("stem", "solution"), RECORD_PARTS):
         for src in q.sources:
-            part = "\n".join(texts[p] for p in group if p in src.parts and texts[p])
-            if src.doc_id and src.pages and part:
-                boxes += locate(part, lines_of(src.doc_id).on_pages(src.pages))
-    return _unique(boxes)
+            text = "\n".join(texts[p] for p in group if p in src.parts and texts[p])
+            if not (src.doc_id and text):
+                continue
+            found = locate(text, lines_of(src.doc_id).on_pages(src.pages)) if src.pages else []
+            boxes += found
+            pages = sorted({b.page for b in found}) or list(src.pages)
+            where = f"第{page_label(pages)}页" if pages else "无页码"
+            # the stem's document named the record's chapter path; the booklet is named by its file
+            head = q.chapter_path if role == "stem" and q.chapter_path else [Path(src.source).stem or src.source]
+            label = PATH_SEP.join([*head, f"第{q.number}题"])
+            parts.append(Part(role=role, doc_id=src.doc_id, source=src.source, pages=pages,
+                              citation=f"[来源: {label}|{where}·{'题目' if role == 'stem' else '答案与解析'}]"))
+    return parts, _unique(boxes)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 from pipeline.index.bm25 import Bm25Index
-from pipeline.index.boxes import LineIndex, locate, locate_record
+from pipeline.index.boxes import LineIndex, locate, record_parts
 from pipeline.index.catalog import current_generation, publish, write_catalog
 from pipeline.index.chunking import make_chunks, question_chunk
 from pipeline.index.embed import make_embedder
@@ -133,7 +133,7 @@ def collect(store: Store, manifest: Manifest) -> tuple[list[Chunk], list[Optiona
     for q in merge_questions(dated):
         main = next((s for s in q.sources if "text" in s.parts), q.sources[0])
         chunk = question_chunk(q, main.doc_id, main.source, keywords.get((main.doc_id, q.year, q.number), []))
-        chunk.boxes = locate_record(q, lines_of)
+        chunk.parts, chunk.boxes = record_parts(q, lines_of)
         add(chunk, None)
     return chunks, tokens
 

@@ -7,7 +7,7 @@ import json
 import pymupdf as fitz
 import pytest
 
-from pipeline.index.boxes import MIN_COVER, LineIndex, PlacedLine, locate, locate_record, normalise
+from pipeline.index.boxes import MIN_COVER, LineIndex, PlacedLine, locate, normalise, record_parts
 from pipeline.models import Block, ParsedDoc, Question, QuestionSource, TextLine
 from pipeline.runner import input_hash
 from pipeline.store import DocEntry, StageRecord
@@ -87,11 +87,17 @@ def test_merged_record_is_placed_part_by_part_in_the_documents_that_gave_them():
     q = Question(year=2024, number=41, qtype="comprehensive", text="已知有序顺序表中的关键字依次为5，12，18，23，31，37，"
                  "44，56，62，70，85，采用折半查找（mid向下取整）。请回答下列问题。",
                  analysis="判定树的高度为4，查找62时依次与37、62比较，成功的平均查找长度为(1+2×2+3×4+4×4)/11=3。",
-                 sources=[QuestionSource(doc_id="paper", pages=[1], parts=["text"]),
-                          QuestionSource(doc_id="booklet", pages=[5], parts=["analysis"])])
-    boxes = locate_record(q, {"paper": paper, "booklet": booklet}.__getitem__)
+                 chapter_path=["2024年真题", "二、综合应用题"],
+                 sources=[QuestionSource(doc_id="paper", source="raw/2024年真题.pdf", pages=[1], parts=["text"]),
+                          QuestionSource(doc_id="booklet", source="raw/2024答案.pdf", pages=[5, 6], parts=["analysis"])])
+    parts, boxes = record_parts(q, {"paper": paper, "booklet": booklet}.__getitem__)
     assert [(b.doc_id, b.page, b.y0) for b in boxes] == [("paper", 1, 110), ("paper", 1, 128), ("booklet", 5, 300),
                                                          ("booklet", 5, 318)]
+    # each part cites its own file and only the pages it was found on (the booklet recorded 5-6)
+    assert [(p.role, p.source, p.pages) for p in parts] == [("stem", "raw/2024年真题.pdf", [1]),
+                                                            ("solution", "raw/2024答案.pdf", [5])]
+    assert parts[0].citation == "[来源: 2024年真题 › 二、综合应用题 › 第41题|第1页·题目]"
+    assert parts[1].citation == "[来源: 2024答案 › 第41题|第5页·答案与解析]"
     # one candidate list holding the stem twice cannot tell which is meant: the stem part is not placed
     both = paper.on_pages([1]) + booklet.on_pages([5])
     assert [b.doc_id for b in locate(q.text, both)] == []
@@ -103,7 +109,10 @@ def test_stem_is_placed_when_the_solution_cannot_be():
     q = Question(year=2024, number=41, text=STEM[0][8:] + STEM[1], answer="见下表",
                  analysis="序号：1；说明：a入栈；栈内：a\n序号：2；说明：b入栈；栈内：ab\n序号：3；说明：b出栈；栈内：a",
                  sources=[QuestionSource(doc_id="paper", pages=[1], parts=["text", "answer", "analysis"])])
-    assert [b.y0 for b in locate_record(q, {"paper": paper}.__getitem__)] == [110, 128]
+    parts, boxes = record_parts(q, {"paper": paper}.__getitem__)
+    assert [b.y0 for b in boxes] == [110, 128]
+    # the solution could not be placed: it cites the pages its document recorded, never nothing
+    assert [(p.role, p.pages) for p in parts] == [("stem", [1]), ("solution", [1])]
 
 
 def test_a_one_line_chunk_is_placed_only_on_the_one_line_it_equals():

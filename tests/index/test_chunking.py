@@ -50,3 +50,22 @@ def test_chunk_ids_are_content_addressed():
     assert [c.chunk_id for c in a] == [c.chunk_id for c in b]
     assert chunk_id("x", {"a": 1, "b": 2}) == chunk_id("x", {"b": 2, "a": 1})
     assert chunk_id("x", {"a": 1}) != chunk_id("y", {"a": 1})
+
+
+def test_page_labels_never_span_unused_pages():
+    from pipeline.models import page_label
+
+    assert page_label([3]) == "3"
+    assert page_label([4, 3]) == "3-4"
+    assert page_label([1, 7, 13, 14]) == "1、7、13-14"
+
+
+def test_a_record_cites_where_its_stem_was_read():
+    from pipeline.models import Chunk, Part
+
+    stem = Part(role="stem", doc_id="p", source="2009真题.pdf", pages=[3], citation="[来源: 2009真题 › 第25题|第3页·题目]")
+    sol = Part(role="solution", doc_id="b", source="2009答案.pdf", pages=[15], citation="[来源: 2009答案 › 第25题|第15页·答案与解析]")
+    c = Chunk(chunk_id="q", doc_id="p", source="2009真题.pdf", kind="question", chapter_path=["2009真题", "第25题"],
+              chunk_position=1, pages=[3, 7, 15], text="…", parts=[stem, sol])
+    assert c.citation() == stem.citation  # not 第3-15页 over two files
+    assert c.model_copy(update={"parts": []}).citation() == "[来源: 2009真题 › 第25题|第3-15页·片段1]"
