@@ -30,7 +30,7 @@ from pipeline.store import DocEntry, Manifest, Store
 from pipeline.testhooks import kill_point
 from pipeline.text.tokenize import TOKENIZER_VERSION, terms_hash, tokenize
 
-CODE_VERSION = "index-3"  # 3: chunks carry boxes
+CODE_VERSION = "index-4"  # 3: chunks carry boxes; 4: past-paper records carry their parts
 EMBED_BATCH = 64
 
 
@@ -162,12 +162,13 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
     # The generation is rebuilt when anything it holds changes: the chunk set, the BM25 parameters, the
     # tokens (tokenizer version, term list, and every document's stored tokens, through the index
     # artifacts' hashes: an unchanged chunk set with new tokens must not keep the old vocabulary), and
-    # the highlight boxes (not part of a chunk id).
+    # the highlight boxes and record parts (not part of a chunk id), and this code's version.
     doc_tokens = sorted(rec.stages["index"].output_hash for rec in manifest.documents.values()
                         if "index" in rec.stages and rec.stages["index"].status != Status.FAILED.value)
     boxes = [json.dumps([b.model_dump() for b in c.boxes]) for c in chunks]
-    key = "\n".join(ids + [f"k1={settings.index.bm25_k1} b={settings.index.bm25_b}", TOKENIZER_VERSION, terms_hash()]
-                    + doc_tokens + boxes)
+    parts = [json.dumps([p.model_dump() for p in c.parts], ensure_ascii=False) for c in chunks if c.parts]
+    key = "\n".join(ids + [f"k1={settings.index.bm25_k1} b={settings.index.bm25_b}", TOKENIZER_VERSION, terms_hash(),
+                           CODE_VERSION] + doc_tokens + boxes + parts)
     ids_hash = hashlib.sha256(key.encode()).hexdigest()
     current = current_generation(store.index_dir)
     collection = collection_name(embedder.model_id)
