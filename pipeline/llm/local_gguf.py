@@ -38,11 +38,13 @@ imports ``xllamacpp``.
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import secrets
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Optional
 
@@ -57,6 +59,7 @@ DEFAULT_SLOTS = 2
 # (medians 7.4 against 7.5 tokens/s, two runs of two prompts each, load average 12-16).
 BATCH = 64
 CANCEL_WAIT_S = 2.0  # how long complete() waits for a cancelled request to leave its slot
+EXIT_WAIT_S = 30.0  # how long close() (also run at exit) waits for running requests to stop
 
 _TEXT, _ERROR, _DONE = "text", "error", "done"
 
@@ -97,6 +100,7 @@ class LocalGguf:
                            f"truncated, an unsupported architecture, or not enough memory; "
                            f"{one_line(e, 100)})") from None
         self.load_s = time.perf_counter() - t0
+        _close_at_exit(self)
 
     def _params(self, xllamacpp: Any, path: Path, n_threads: int) -> Any:
         p = xllamacpp.CommonParams()
@@ -141,8 +145,8 @@ class LocalGguf:
             raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
                            f"waiting for a free slot (all {self.slots} busy)")
         run = _Run()
-        worker = threading.Thread(target=self._generate, args=(server, request, run),
-                                  name="examrag-llm", daemon=True)
+        worker = run.worker = threading.Thread(target=self._generate, args=(server, request, run),
+                                               name="examrag-llm", daemon=True)
         with self._runs_lock:
             self._runs.add(run)
         worker.start()
@@ -210,13 +214,22 @@ class LocalGguf:
                 return float(line.split()[1])
         raise LlmError(f"local LLM {self.model_id}: the engine has no metric {name!r}")
 
-    def close(self) -> None:
-        """Stop running requests and free the model (once the last request has left)."""
+    def close(self, wait: float = EXIT_WAIT_S) -> None:
+        """Stop running requests (their calls raise LlmError), wait up to ``wait`` seconds for
+        them to leave the engine, and free the model.
+
+        Also run at interpreter exit: an engine still computing while Python tears itself down
+        crashed the process (segmentation fault after Ctrl-C during a prompt)."""
         with self._runs_lock:
-            for run in self._runs:
-                run.put(_ERROR, "closed while generating")
-                run.stop.set()
-        self._server = None
+            runs = list(self._runs)
+        for run in runs:
+            run.put(_ERROR, "closed while generating")
+            run.stop.set()
+        end = time.monotonic() + wait
+        for run in runs:
+            if run.worker is not None:
+                run.worker.join(max(0.0, end - time.monotonic()))
+        self._server = None  # the engine stops and frees the model once no request holds it
 
 
 class _Run:
@@ -225,6 +238,7 @@ class _Run:
     def __init__(self) -> None:
         self.stop = threading.Event()
         self.timings: dict[str, Any] = {}
+        self.worker: Optional[threading.Thread] = None
         self._q: queue.SimpleQueue = queue.SimpleQueue()
 
     def put(self, kind: str, value: str) -> None:
@@ -258,6 +272,21 @@ class _Run:
             self.put(_ERROR, f"unexpected stream event: {one_line(e, 120)}")
             return True
         return self.stop.is_set()
+
+
+_LIVE: "weakref.WeakSet[LocalGguf]" = weakref.WeakSet()
+
+
+def _close_at_exit(llm: LocalGguf) -> None:
+    if not _LIVE and not getattr(_close_at_exit, "registered", False):
+        atexit.register(_close_all)
+        _close_at_exit.registered = True  # type: ignore[attr-defined]
+    _LIVE.add(llm)
+
+
+def _close_all() -> None:
+    for llm in list(_LIVE):
+        llm.close()
 
 
 def check_gguf(path: Path) -> None:
