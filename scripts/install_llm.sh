@@ -40,9 +40,12 @@ if ! have_runtime; then
   echo "install_llm: installing $RUNTIME_SPEC (prebuilt wheel, 34 MB)"
   "$PY" -m pip install -q --only-binary :all: -r requirements/llm.txt
 fi
-if ! "$PY" -c "import xllamacpp" 2>/dev/null; then
+if ! IMPORT_ERR="$("$PY" -c "import xllamacpp" 2>&1)"; then
   echo "install_llm: xllamacpp is installed but does not import:" >&2
-  "$PY" -c "import xllamacpp" >&2 || true
+  echo "$IMPORT_ERR" | tail -1 >&2
+  if [[ "$IMPORT_ERR" == *libgomp* ]]; then
+    echo "install_llm: it needs the OpenMP runtime: apt-get install libgomp1 (Debian/Ubuntu)" >&2
+  fi
   exit 1
 fi
 
