@@ -90,6 +90,7 @@ class LocalGguf:
         self._runs_lock = threading.Lock()
         self._server: Any = None
         check_gguf(path)
+        check_cpu()
         xllamacpp = _import_runtime()
         params = self._params(xllamacpp, path, n_threads)
         t0 = time.perf_counter()
@@ -301,6 +302,19 @@ def check_gguf(path: Path) -> None:
         raise LlmError(f"local LLM: cannot read model file {path}: {e.strerror or e}") from None
     if magic != b"GGUF":
         raise LlmError(f"local LLM: {path} is not a GGUF file (starts with {magic!r})")
+
+
+def check_cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> None:
+    """LlmError on an x86-64 CPU without AVX2: the prebuilt wheel is compiled for AVX2 and would
+    die of an illegal instruction instead of failing with a message. Unknown CPUs pass."""
+    try:
+        flags = next((ln.split(":", 1)[1].split() for ln in cpuinfo.read_text().splitlines()
+                      if ln.startswith("flags")), None)
+    except OSError:
+        return
+    if flags is not None and "avx2" not in flags:
+        raise LlmError("local LLM: this CPU lacks AVX2, which the prebuilt xllamacpp runtime needs; "
+                       "use an OpenAI-compatible endpoint instead (EXAMRAG_LLM_BACKEND=openai), or none")
 
 
 def _import_runtime() -> Any:

@@ -93,6 +93,18 @@ def test_local_runtime_library_missing(tmp_path, monkeypatch):
         make_llm("local", model_path=str(fake))
 
 
+def test_cpu_without_avx2_is_refused(tmp_path):
+    from pipeline.llm.local_gguf import check_cpu
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx\n\nprocessor\t: 1\nflags\t\t: fpu sse2 avx\n")
+    with pytest.raises(LlmError, match=r"^local LLM: this CPU lacks AVX2, .*EXAMRAG_LLM_BACKEND=openai"):
+        check_cpu(info)
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma\n")
+    check_cpu(info)
+    check_cpu(tmp_path / "missing")  # not Linux: nothing to check
+
+
 def _require_runtime():
     """xllamacpp is part of the product: skip only when explicitly allowed."""
     try:
