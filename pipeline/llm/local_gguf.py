@@ -27,7 +27,10 @@ its next event, which cancels the request and frees its slot; ``complete()`` wai
 
 Determinism: greedy at ``temperature=0``, otherwise sampled with a fixed ``seed``; every request
 evaluates its whole prompt (``cache_prompt`` off, no RAM prompt cache), so earlier calls cannot
-change an answer. Measured: two identical prompts generated concurrently gave the solo answer.
+change an answer. Requests running at the same time share batches, and batched arithmetic can
+round differently: in bench/bench_llm_runtime.py 1 of 4 answers of 150 tokens generated two at a
+time diverged from its one-at-a-time text after 74 characters (a synonym). Same prompt alone,
+same answer; under concurrency, answers are equally good but not bit-identical.
 
 Threads: llama.cpp's CPU threads are OpenMP threads. On a busy machine, OpenMP's default of
 spinning while waiting made generation 35x slower here (0.25 against 8.8 tokens/s with
