@@ -90,12 +90,11 @@ def prompts() -> list[tuple[str, str, str]]:
 
 # ------------------------------------------------------------------ workers (child processes)
 
-def _worker(runtime: str, threads: int) -> None:
+def _worker(runtime: str, threads: int, batch: int) -> None:
     """Load one runtime, then answer JSON requests from stdin, one JSON line each on stdout."""
-    c.setup()
     send = _sender()
     t0 = time.perf_counter()
-    gen = _xllamacpp(threads) if runtime == "xllamacpp" else _llama_cpp_python(threads)
+    gen = _xllamacpp(threads, batch) if runtime == "xllamacpp" else _llama_cpp_python(threads)
     send({"load_s": time.perf_counter() - t0})
     for line in sys.stdin:
         req = json.loads(line)
@@ -115,10 +114,11 @@ def _sender():
     return send
 
 
-def _xllamacpp(threads: int):
-    from pipeline.llm import make_llm
+def _xllamacpp(threads: int, batch: int):
+    from pipeline.llm.local_gguf import LocalGguf
+    from pipeline.llm.packaged import DEFAULT_PACKAGED, assemble, default_models_dir
 
-    llm = make_llm("local", threads=threads, slots=2)
+    llm = LocalGguf(assemble(DEFAULT_PACKAGED, default_models_dir()), n_threads=threads, slots=2, batch=batch)
 
     def gen(system: str, user: str, max_tokens: int) -> dict:
         text = llm.complete(system, user, max_tokens=max_tokens, temperature=0.0, on_token=lambda _: None)
@@ -180,9 +180,10 @@ def _pair(gen, pair: list[list[str]], max_tokens: int) -> dict:
 class Worker:
     """A runtime in a child process, spoken to in JSON lines."""
 
-    def __init__(self, runtime: str, threads: int, env: dict) -> None:
+    def __init__(self, runtime: str, threads: int, batch: int, env: dict) -> None:
         self.runtime = runtime
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", runtime, "--threads", str(threads)],
+        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", runtime, "--threads", str(threads),
+                                      "--xllamacpp-batch", str(batch)],
                                      cwd=c.ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, encoding="utf-8")
         self.load_s = self._read()["load_s"]
@@ -280,11 +281,16 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=2, help="prompt pairs for 1 vs 2 concurrent (0: skip)")
     ap.add_argument("--omp-wait-policy", default="PASSIVE", help="OMP_WAIT_POLICY for both workers ('' = unset)")
     ap.add_argument("--only", choices=RUNTIMES, help="measure one runtime")
+    ap.add_argument("--name", default="llm_runtime", help="results file bench/results/<name>.json")
+    ap.add_argument("--xllamacpp-batch", type=int, default=None,
+                    help="xllamacpp prompt tokens per decode step (default: pipeline's BATCH)")
     args = ap.parse_args()
-    if args.worker:
-        return _worker(args.worker, args.threads)
-
     c.setup()
+    from pipeline.llm.local_gguf import BATCH
+
+    batch = args.xllamacpp_batch or BATCH
+    if args.worker:
+        return _worker(args.worker, args.threads, batch)
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     if args.omp_wait_policy:
         env["OMP_WAIT_POLICY"] = args.omp_wait_policy
@@ -297,7 +303,7 @@ def main() -> None:
     print(f"load average at start {info['loadavg_at_start']} on {info['nproc']} cores")
     workers = {}
     for name in names:
-        workers[name] = Worker(name, args.threads, env)
+        workers[name] = Worker(name, args.threads, batch, env)
         print(f"{name}: loaded in {workers[name].load_s:.2f}s", flush=True)
     for w in workers.values():  # one untimed call each: first-call effects out of the medians
         w.ask({"system": cases[0][1], "user": "你好", "max_tokens": 4})
@@ -332,7 +338,7 @@ def main() -> None:
         print(c.table(["xllamacpp", "first token s", "total s", "per-request gen tok/s", "wall s", "aggregate tok/s"],
                       rows, f"1 vs 2 concurrent generations ({args.pairs} pairs); "
                             f"same text as one at a time: {conc['same_text_as_sequential']}"))
-    c.save("llm_runtime", {"machine": info, "versions": versions, "threads": args.threads,
+    c.save(args.name, {"machine": info, "versions": versions, "threads": args.threads, "xllamacpp_batch": batch,
                            "omp_wait_policy": args.omp_wait_policy or None, "max_tokens": args.max_tokens,
                            "rounds": args.rounds, "summary": summary, "concurrency": conc,
                            "prompts": [{"question": q, "user_chars": len(u)} for q, _, u in cases],

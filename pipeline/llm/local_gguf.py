@@ -70,7 +70,8 @@ _TEXT, _ERROR, _DONE = "text", "error", "done"
 class LocalGguf:
     """Chat completion with a local GGUF file; the model is loaded once, here.
 
-    ``timeout`` bounds each ``complete()`` call in seconds (None: no limit). ``load_s`` is the
+    ``timeout`` bounds each ``complete()`` call in seconds (None: no limit); ``batch`` is the
+    prompt tokens per decode step (see ``BATCH``). ``load_s`` is the
     load time; ``last_stats`` holds the measurements of the calling thread's last call (so
     concurrent callers each see their own): ``prompt_tokens``, ``completion_tokens``,
     ``first_token_s``, ``total_s``.
@@ -79,7 +80,8 @@ class LocalGguf:
     backend = "local"
 
     def __init__(self, model_path: Path, n_threads: int = 2, n_ctx: int = 4096,
-                 slots: int = DEFAULT_SLOTS, timeout: Optional[float] = None, seed: int = 0) -> None:
+                 slots: int = DEFAULT_SLOTS, timeout: Optional[float] = None, seed: int = 0,
+                 batch: int = BATCH) -> None:
         path = Path(model_path).expanduser()
         self.model_path = path
         self.model_id = path.stem
@@ -87,6 +89,7 @@ class LocalGguf:
         self.slots = max(1, int(slots))
         self.timeout = timeout
         self.seed = seed
+        self.batch = batch
         self._stats = threading.local()
         self._free = threading.BoundedSemaphore(self.slots)
         self._runs: set[_Run] = set()
@@ -112,7 +115,7 @@ class LocalGguf:
         p.n_parallel = self.slots
         p.n_ctx = self.n_ctx * self.slots  # split evenly: every slot holds a full n_ctx
         p.kv_unified = False
-        p.n_batch = p.n_ubatch = BATCH
+        p.n_batch = p.n_ubatch = self.batch
         p.cpuparams.n_threads = p.cpuparams_batch.n_threads = n_threads
         p.n_threads_http = 1
         p.verbosity = -1  # failures come back as LlmError; the log would flood the terminal
