@@ -111,8 +111,10 @@ class LlmSettings(Group):
     base_url: Optional[str] = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama).")
     model: Optional[str] = Field(None, description="Model name for the endpoint.")
     api_key: Optional[str] = Field(None, exclude=True, description="API key for the endpoint, if it needs one (a secret: never hashed or printed).")
-    timeout: float = Field(120.0, description="Seconds per LLM call before giving up.")
+    timeout: float = Field(120.0, description="Seconds one LLM call may take in all (the local model: waiting for a slot, reading the prompt, generating; an endpoint: connecting and each read) before it is stopped.")
     threads: int = Field(2, description="CPU threads for the local model.")
+    slots: int = Field(2, ge=1, description="Generations the local model runs at once (each with its own n_ctx context); more wait for a free slot. `serve` sizes its queue from it.")
+    n_ctx: int = Field(4096, ge=512, description="Context tokens per slot of the local model (prompt + answer).")
     max_tokens: int = Field(400, description="Answer length cap.")
 
 
