@@ -30,7 +30,8 @@ from pipeline.index.stage import make_embedder_from_settings
 from pipeline.index.vector import _parse_url
 from pipeline.llm.base import LlmError
 from pipeline.llm.from_settings import make_llm_from_settings
-from pipeline.llm.packaged import DEFAULT_PACKAGED, INSTALL_HINT, default_models_dir, get_model, model_file, sha256_file
+from pipeline.hashing import sha256_file
+from pipeline.llm.packaged import DEFAULT_PACKAGED, INSTALL_HINT, default_models_dir, get_model, model_file
 from pipeline.parse.ocr import make_engine, ocr_image
 from pipeline.parse.ocr.paddle import DET_MODEL_NAME, REC_MODEL_NAME
 from pipeline.settings import Settings

@@ -19,7 +19,6 @@ killed writer are swept by the next writer (``sweep``).
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import shutil
@@ -33,22 +32,11 @@ from pydantic import BaseModel, Field
 
 from pipeline import __version__
 from pipeline.errors import one_line
+from pipeline.hashing import sha256_text
 from pipeline.models import SCHEMA_VERSION, ErrorItem
 from pipeline.stages import STAGES, get as get_stage
 
 T = TypeVar("T", bound=BaseModel)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 16), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

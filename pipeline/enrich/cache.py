@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 from pipeline.models import Enrichment
-from pipeline.store import sha256_text
+from pipeline.hashing import sha256_text
 
 
 class EnrichCache:

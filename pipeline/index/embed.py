@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Protocol, Sequence, runtime_checkable
 
-from pipeline.store import sha256_file
+from pipeline.hashing import sha256_file
 
 if TYPE_CHECKING:
     import numpy as np

@@ -14,13 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from .base import Llm, LlmError, TokenCallback, chat_messages
+from .base import Cancelled, Llm, LlmError, Request, TokenCallback, chat_messages
 from .fake import FakeLlm
 from .packaged import DEFAULT_PACKAGED, PACKAGED, default_models_dir
 
 BACKENDS = ("local", "openai", "none")
 
-__all__ = ["Llm", "LlmError", "TokenCallback", "chat_messages", "FakeLlm", "make_llm", "BACKENDS",
+__all__ = ["Cancelled", "Llm", "LlmError", "Request", "TokenCallback", "chat_messages", "FakeLlm", "make_llm", "BACKENDS",
            "PACKAGED", "DEFAULT_PACKAGED", "default_models_dir"]
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Union
 
-from .base import LlmError, TokenCallback
+from .base import Cancelled, Llm, LlmError, Request, TokenCallback
 
 Replies = Union[list[str], str, Callable[[str, str], str]]
 
 
-class FakeLlm:
+class FakeLlm(Llm):
     """Answers from a script and records every prompt.
 
     ``replies`` is either a list of canned answers, used in order (running out raises
@@ -36,19 +36,11 @@ class FakeLlm:
         self.calls: list[tuple[str, str]] = []
         self.call_kwargs: list[dict] = []
 
-    def complete(
-        self,
-        system: str,
-        user: str,
-        *,
-        max_tokens: int = 512,
-        temperature: float = 0.1,
-        on_token: Optional[TokenCallback] = None,
-        json_schema: Optional[dict] = None,
-    ) -> str:
+    def _run(self, request: Request, on_token: Optional[TokenCallback]) -> str:
+        system, user = request.system, request.user
         self.calls.append((system, user))
-        self.call_kwargs.append({"max_tokens": max_tokens, "temperature": temperature,
-                                 "stream": on_token is not None, "json_schema": json_schema})
+        self.call_kwargs.append({"max_tokens": request.max_tokens, "temperature": request.temperature,
+                                 "stream": on_token is not None, "json_schema": request.json_schema})
         if self._fn is not None:
             text = self._fn(system, user)
         elif self._fixed is not None:
@@ -60,5 +52,7 @@ class FakeLlm:
                            f"({self._given} given)")
         if on_token is not None:
             for ch in text:
+                if request.cancelled():
+                    raise Cancelled("fake LLM: cancelled")
                 on_token(ch)
         return text

@@ -19,7 +19,8 @@ up to ``slots`` calls generate concurrently, and further calls wait for a free s
 
 Time limits and cancelling: every request streams inside, including prompt-progress events every
 ``BATCH`` prompt tokens, into a queue that ``complete()`` reads on the caller's thread. So
-``on_token`` runs on the caller's thread; when it raises (a web client went away) or Ctrl-C
+``on_token`` runs on the caller's thread; when it raises (a web client went away), the caller's
+``cancel`` event is set (also while the prompt is still being read, before any token), Ctrl-C
 arrives, or ``timeout`` seconds pass (waiting for a slot included), the engine is told to stop at
 its next event, which cancels the request and frees its slot; ``complete()`` waits for that up to
 ``CANCEL_WAIT_S`` and then re-raises (the exception from ``on_token`` as is, a timeout as
@@ -53,7 +54,7 @@ from typing import Any, Optional
 
 from pipeline.errors import one_line
 
-from .base import LlmError, TokenCallback, chat_messages
+from .base import Cancelled, Llm, LlmError, Request, TokenCallback
 
 INSTALL_HINT = "run scripts/install_llm.sh"
 DEFAULT_SLOTS = 2
@@ -67,7 +68,7 @@ EXIT_WAIT_S = 30.0  # how long close() (also run at exit) waits for running requ
 _TEXT, _ERROR, _DONE = "text", "error", "done"
 
 
-class LocalGguf:
+class LocalGguf(Llm):
     """Chat completion with a local GGUF file; the model is loaded once, here.
 
     ``timeout`` bounds each ``complete()`` call in seconds (None: no limit); ``batch`` is the
@@ -127,31 +128,22 @@ class LocalGguf:
         p.endpoint_metrics = True  # busy_slots() reads the engine's metrics
         return p
 
-    def complete(
-        self,
-        system: str,
-        user: str,
-        *,
-        max_tokens: int = 512,
-        temperature: float = 0.1,
-        on_token: Optional[TokenCallback] = None,
-        json_schema: Optional[dict] = None,
-    ) -> str:
+    def _run(self, req: Request, on_token: Optional[TokenCallback]) -> str:
         server = self._server
         if server is None:
             raise LlmError(f"local LLM {self.model_id}: closed")
         request: dict[str, Any] = {
-            "messages": chat_messages(system, user), "max_tokens": max_tokens,
-            "temperature": temperature, "seed": self.seed, "stream": True,
+            "messages": req.messages, "max_tokens": req.max_tokens,
+            "temperature": req.temperature, "seed": self.seed, "stream": True,
             "return_progress": True, "cache_prompt": False}
-        if json_schema:
-            request["json_schema"] = json_schema  # held to it by the engine's grammar sampler
+        if req.json_schema:
+            request["json_schema"] = req.json_schema  # held to it by the engine's grammar sampler
         t0 = time.perf_counter()
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         if not self._free.acquire(timeout=_left(deadline)):
             raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
                            f"waiting for a free slot (all {self.slots} busy)")
-        run = _Run()
+        run = _Run(req.cancel)
         worker = run.worker = threading.Thread(target=self._generate, args=(server, request, run),
                                                name="examrag-llm", daemon=True)
         with self._runs_lock:
@@ -162,6 +154,8 @@ class LocalGguf:
         try:
             while True:
                 kind, value = run.next(deadline)
+                if req.cancelled():  # seen at the next prompt-progress event or token
+                    raise Cancelled(f"local LLM {self.model_id}: cancelled ({len(pieces)} tokens generated)")
                 if kind == _TEXT:
                     if first is None:
                         first = time.perf_counter() - t0
@@ -242,8 +236,9 @@ class LocalGguf:
 class _Run:
     """One request: the engine's callback (worker thread) feeds a queue that complete() reads."""
 
-    def __init__(self) -> None:
+    def __init__(self, cancel: Optional[threading.Event] = None) -> None:
         self.stop = threading.Event()
+        self.cancel = cancel
         self.timings: dict[str, Any] = {}
         self.worker: Optional[threading.Thread] = None
         self._q: queue.SimpleQueue = queue.SimpleQueue()
@@ -278,7 +273,7 @@ class _Run:
         except Exception as e:  # noqa: BLE001 - an event of an unexpected shape
             self.put(_ERROR, f"unexpected stream event: {one_line(e, 120)}")
             return True
-        return self.stop.is_set()
+        return self.stop.is_set() or (self.cancel is not None and self.cancel.is_set())
 
 
 _LIVE: "weakref.WeakSet[LocalGguf]" = weakref.WeakSet()

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pipeline.errors import one_line
 
-from .base import LlmError, TokenCallback, chat_messages
+from .base import Cancelled, Llm, LlmError, Request, TokenCallback
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
@@ -26,7 +26,7 @@ class _Retryable(Exception):
     """Internal: a failure worth another attempt (connection, timeout, 5xx, 429)."""
 
 
-class OpenAICompat:
+class OpenAICompat(Llm):
     """POST ``{base_url}/chat/completions``; streams SSE when ``on_token`` is given.
 
     Connection errors, timeouts, HTTP 5xx and 429 are retried ``retries`` times with
@@ -64,21 +64,12 @@ class OpenAICompat:
 
     # ------------------------------------------------------------------ public
 
-    def complete(
-        self,
-        system: str,
-        user: str,
-        *,
-        max_tokens: int = 512,
-        temperature: float = 0.1,
-        on_token: Optional[TokenCallback] = None,
-        json_schema: Optional[dict] = None,
-    ) -> str:
-        body: dict[str, Any] = {"model": self.model, "messages": chat_messages(system, user),
-                                "max_tokens": max_tokens, "temperature": temperature}
-        if json_schema:  # OpenAI, Ollama ≥ 0.5, llama.cpp server and vLLM accept this form
+    def _run(self, request: Request, on_token: Optional[TokenCallback]) -> str:
+        body: dict[str, Any] = {"model": self.model, "messages": request.messages,
+                                "max_tokens": request.max_tokens, "temperature": request.temperature}
+        if request.json_schema:  # OpenAI, Ollama ≥ 0.5, llama.cpp server and vLLM accept this form
             body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "answer", "schema": json_schema}}
+                                       "json_schema": {"name": "answer", "schema": request.json_schema}}
         if on_token is not None:
             body["stream"] = True
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -87,7 +78,7 @@ class OpenAICompat:
         for attempt in range(attempts):
             emitted = [False]
             try:
-                return self._once(data, on_token, emitted)
+                return self._once(data, _cancellable(on_token, request, self._err("cancelled")), emitted)
             except _Retryable as e:
                 if emitted[0] or attempt == attempts - 1:
                     tries = f" (after {attempt + 1} attempts)" if attempt else ""
@@ -204,6 +195,20 @@ class OpenAICompat:
 
 
 # ---------------------------------------------------------------------- helpers
+
+def _cancellable(on_token: Optional[TokenCallback], request: Request, message: str) -> Optional[TokenCallback]:
+    """``on_token`` that first raises Cancelled once the request's cancel event is set (checked at
+    every streamed piece: an HTTP read in progress cannot be interrupted)."""
+    if on_token is None or request.cancel is None:
+        return on_token
+
+    def emit(text: str) -> None:
+        if request.cancelled():
+            raise Cancelled(message)
+        on_token(text)
+
+    return emit
+
 
 def _reason(reason: object, timeout: float) -> str:
     if isinstance(reason, ConnectionRefusedError):

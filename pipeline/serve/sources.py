@@ -24,7 +24,8 @@ from typing import Optional
 from pipeline.models import Chunk, CleanDoc
 from pipeline.parse.stage import IMAGE_SUFFIXES
 from pipeline.settings import Settings
-from pipeline.store import Store, sha256_file
+from pipeline.hashing import sha256_file
+from pipeline.store import Store
 
 HIGHLIGHT_FILL = (1.0, 0.86, 0.0)
 HIGHLIGHT_LINE = (0.85, 0.33, 0.0)

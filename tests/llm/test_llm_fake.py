@@ -127,3 +127,25 @@ def test_one_line():
     assert one_line("a\n b\t\tc") == "a b c"
     assert one_line("x" * 500, 10) == "x" * 9 + "…"
     assert str(LlmError("line one\nline two")) == "line one line two"
+
+
+def test_a_set_cancel_event_stops_a_call():
+    import threading
+
+    from pipeline.llm import Cancelled
+
+    cancel = threading.Event()
+    llm = FakeLlm("折半查找要求有序")
+    seen: list[str] = []
+
+    def token(piece: str) -> None:
+        seen.append(piece)
+        if len(seen) == 2:
+            cancel.set()  # the client went away mid-answer
+
+    with pytest.raises(Cancelled, match="cancelled"):
+        llm.complete("s", "u", on_token=token, cancel=cancel)
+    assert seen == ["折", "半"]
+    with pytest.raises(Cancelled):  # already cancelled: the backend is never asked
+        llm.complete("s", "u", cancel=cancel)
+    assert len(llm.calls) == 1

@@ -16,8 +16,9 @@ import time
 
 import pytest
 
-from pipeline.llm import DEFAULT_PACKAGED, LlmError, make_llm
-from pipeline.llm.packaged import PACKAGED, assemble, default_models_dir, sha256_file
+from pipeline.llm import DEFAULT_PACKAGED, Cancelled, LlmError, make_llm
+from pipeline.hashing import sha256_file
+from pipeline.llm.packaged import PACKAGED, assemble, default_models_dir
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SYSTEM = "你是计算机考研助手，用中文简短回答。"
@@ -131,6 +132,19 @@ def test_raising_in_on_token_stops_generation(real_llm, solo_answer):
         real_llm.complete("", LONG, max_tokens=1000, temperature=0.0, on_token=send)
     assert len(pieces) == 3  # on_token is not called again after it raised
     # 1000 tokens would keep a slot busy for a minute or more; cancelled, it is freed at once
+    _wait_idle(real_llm, within=10)
+    assert real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == solo_answer
+
+
+def test_cancel_event_stops_while_the_prompt_is_read(real_llm, solo_answer):
+    """A web client gone before the first token: the prompt is long, nothing streamed yet."""
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    pieces: list[str] = []
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled, match=r"cancelled \(0 tokens generated\)"):
+        real_llm.complete("", "从1数到500，用逗号分隔。" * 20, max_tokens=500, on_token=pieces.append, cancel=cancel)
+    assert pieces == [] and time.monotonic() - t0 < 8  # stopped at a prompt batch, not after the prompt
     _wait_idle(real_llm, within=10)
     assert real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == solo_answer
 
