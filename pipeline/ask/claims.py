@@ -1,0 +1,441 @@
+"""Check each sentence of a generated answer against the retrieved passages before it is shown.
+
+A sentence is supported when all of these hold (rules and thresholds in ``claims.yaml``):
+
+1. **numbers**: every number in it (with its unit, if it has one) occurs in the passages or the
+   question, or is computed in the same sentence from numbers that do (``128×8/16=64``);
+2. **option letters**: a named option (``选C``) is the resolved record's answer, or, with no
+   record, one of the question's own option labels;
+3. **polarity**: where it uses one side of an opposite pair (稳定/不稳定, 串行/并行, 需要/不需要…)
+   and a passage says something about the same subject with that pair, the passage agrees;
+4. **overlap**: enough of its content occurs in one passage (plus the question).
+
+The small model's typical failures are exactly these: an invented number (满分100分), the opposite
+of the passage (快速排序稳定), a wrong letter, a sentence from its own knowledge.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from pipeline.ask.sentences import (CITATION, FUNCTION_CHARS, QUESTION_WORDS, containment, grams, normalise,
+                                    split_sentences, strip_citations)
+from pipeline.models import Claim, Hit, RecordAnswer
+
+DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
+SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _compiles(patterns: list[str]) -> list[str]:
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as e:
+            raise ValueError(f"bad regular expression {p!r}: {e}") from e
+    return patterns
+
+
+class OverlapRules(_Strict):
+    min_passage: float
+    min_with_question: float
+    min_grams: int
+
+
+class NumberRules(_Strict):
+    pattern: str
+    enumerators: str
+    units: list[list[str]]
+    arithmetic: bool = True
+    tolerance: float = 0.01
+    expression: str
+
+    @field_validator("pattern", "enumerators", "expression")
+    @classmethod
+    def _re(cls, v: str) -> str:
+        return _compiles([v])[0]
+
+
+class OptionRules(_Strict):
+    claim_patterns: list[str]
+    label_pattern: str
+
+    @field_validator("claim_patterns")
+    @classmethod
+    def _res(cls, v: list[str]) -> list[str]:
+        return _compiles(v)
+
+
+class PolarityPair(_Strict):
+    name: str
+    a: list[str]
+    b: list[str]
+    min_subject: Optional[float] = None
+    only_alone: bool = False  # checked only when no other pair occurs in the sentence (是/不是)
+
+    @field_validator("a", "b")
+    @classmethod
+    def _res(cls, v: list[str]) -> list[str]:
+        return _compiles(v)
+
+
+class PolarityRules(_Strict):
+    negators: list[str]
+    window: int
+    min_subject: float
+    pairs: list[PolarityPair]
+
+
+class ClaimRules(_Strict):
+    version: int
+    unsupported: Literal["drop", "mark"] = "drop"
+    mark: str = "（资料中未找到依据）"
+    overlap: OverlapRules
+    numbers: NumberRules
+    options: OptionRules
+    polarity: PolarityRules
+
+
+@lru_cache(maxsize=4)
+def load_rules(path: Optional[Path] = None) -> ClaimRules:
+    """The claim rules from ``path`` (default: ``claims.yaml`` beside this module)."""
+    p = Path(path) if path else DEFAULT_RULES_FILE
+    return ClaimRules.model_validate(yaml.safe_load(p.read_text("utf-8")))
+
+
+# ---------------------------------------------------------------- evidence
+
+
+@dataclass
+class Evidence:
+    """What the answer may rest on, prepared once per answer."""
+
+    hits: list[Hit]
+    question: str
+    record: Optional[RecordAnswer] = None
+    hay: str = ""  # passages + question, normalised, no whitespace
+    hit_grams: list[set[str]] = field(default_factory=list)
+    question_grams: set[str] = field(default_factory=set)
+    units: list[tuple[str, Hit]] = field(default_factory=list)  # passage lines, for polarity
+    labels: set[str] = field(default_factory=set)  # option labels in the question
+
+    @classmethod
+    def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
+        ev = cls(hits=hits, question=question, record=record)
+        ev.hay = _squash(normalise("\n".join([h.text for h in hits] + [question])))
+        ev.hit_grams = [grams(h.text) for h in hits]
+        ev.question_grams = grams(question, drop_question_words=True)
+        ev.units = [(normalise(line), h) for h in hits for line in re.split(r"[\n。！？]", h.text) if line.strip()]
+        ev.labels = set(re.findall(rules.options.label_pattern, normalise(question), flags=re.M))
+        return ev
+
+    def record_letters(self) -> set[str]:
+        if not self.record or not self.record.answer:
+            return set()
+        ans = normalise(self.record.answer).strip()
+        if re.fullmatch(r"[A-D](?:\s*[、,，和]\s*[A-D])*\s*[。.]?", ans) or self.record.qtype == "choice":
+            return set(re.findall(r"[A-D]", ans[:12]))
+        return set()
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+# ---------------------------------------------------------------- sentences of an answer
+
+
+def answer_sentences(text: str) -> list[tuple[str, list[str]]]:
+    """(sentence, citations) pairs; a citation that opens a line belongs to the sentence before."""
+    out: list[tuple[str, list[str]]] = []
+    for s in split_sentences(text):
+        cites = CITATION.findall(s)
+        body = strip_citations(s)
+        if not body.strip(" 。，,.;；") and out:
+            out[-1][1].extend(cites)
+            continue
+        out.append((s, cites))
+    return out
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def _unit_groups(rules: ClaimRules) -> list[tuple[str, int]]:
+    """(alias, group index), longest alias first, so KB wins over B."""
+    pairs = [(alias, i) for i, group in enumerate(rules.numbers.units) for alias in group]
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def _unit_after(text: str, pos: int, aliases: list[tuple[str, int]]) -> Optional[int]:
+    rest = text[pos:pos + 12].lstrip()
+    for alias, group in aliases:
+        if rest.startswith(alias):
+            nxt = rest[len(alias):len(alias) + 1]
+            if alias.isascii() and alias[-1:].isalpha() and nxt.isascii() and nxt.isalpha():
+                continue  # 5Bx, 3Byte… part of a longer Latin word
+            return group
+    return None
+
+
+def _occurrences(num: str, hay: str) -> list[int]:
+    """End positions of ``num`` standing alone (not inside a longer number) in ``hay``."""
+    pat = re.compile(rf"(?<![\d.]){re.escape(num)}(?!\d|\.\d)")
+    return [m.end() for m in pat.finditer(hay)]
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.Pow: operator.pow, ast.USub: operator.neg}
+
+
+def _eval(expr: str) -> Optional[float]:
+    """Value of a small arithmetic expression (+ − × ÷ ^ and parentheses), None if not one."""
+    expr = expr.replace("×", "*").replace("÷", "/").replace("^", "**").replace("（", "(").replace("）", ")")
+    try:
+        node = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def ev(n):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
+            return float(n.value)
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            left, right = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Pow) and abs(right) > 64:
+                raise ValueError
+            return _OPS[type(n.op)](left, right)
+        if isinstance(n, ast.UnaryOp) and type(n.op) in _OPS:
+            return _OPS[type(n.op)](ev(n.operand))
+        raise ValueError
+
+    try:
+        return ev(node)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    """None when every number is backed, else the reason."""
+    nr = rules.numbers
+    text = re.sub(nr.enumerators, "", normalise(strip_citations(sentence)), flags=re.M)
+    aliases = _unit_groups(rules)
+    computed: set[str] = set()
+    if nr.arithmetic:
+        for m in re.finditer(nr.expression, text):
+            value, operands = _eval(m.group(1)), re.findall(r"\d+(?:\.\d+)?", m.group(1))
+            result = float(m.group(2))
+            if (value is not None and len(operands) >= 2 and abs(value - result) <= nr.tolerance * max(1.0, abs(result))
+                    and all(_occurrences(o, ev.hay) for o in operands)):
+                computed.add(m.group(2))
+    for m in re.finditer(nr.pattern, text):
+        num = m.group(1)
+        if num in computed:
+            continue
+        ends = _occurrences(num, ev.hay)
+        unit = _unit_after(text, m.end(), aliases)
+        if not ends:
+            return f"number {num} not in the passages"
+        if unit is not None and not any(_unit_after(ev.hay, e, aliases) == unit for e in ends):
+            shown = text[m.start():m.end() + 4].strip()
+            return f"number {shown} (with its unit) not in the passages"
+    return None
+
+
+def check_options(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    text = normalise(strip_citations(sentence))
+    letters: set[str] = set()
+    for p in rules.options.claim_patterns:
+        letters.update(re.findall(p, text, flags=re.M))
+    if not letters:
+        return None
+    allowed = ev.record_letters()
+    if allowed:
+        bad = letters - allowed
+        return f"option {''.join(sorted(bad))} but the record's answer is {''.join(sorted(allowed))}" if bad else None
+    if ev.labels:
+        bad = letters - ev.labels
+        return f"option {''.join(sorted(bad))} is not an option of the question" if bad else None
+    return f"option {''.join(sorted(letters))} not backed by a record's answer or the question's options"
+
+
+def polarity_terms(text: str, pair: PolarityPair, rules: ClaimRules) -> list[tuple[int, int, str]]:
+    """(start, end, side) of the pair's terms in ``text``, longest match first, negators applied."""
+    found = []
+    for side, terms in (("a", pair.a), ("b", pair.b)):
+        for t in terms:
+            found += [(m.start(), m.end(), side) for m in re.finditer(t, text)]
+    found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
+    out, last_end = [], -1
+    for start, end, side in found:
+        if start < last_end:
+            continue
+        before = text[max(0, start - rules.polarity.window - 1):start]
+        if any(n in before for n in rules.polarity.negators):
+            side = "b" if side == "a" else "a"
+        out.append((start, end, side))
+        last_end = end
+    return out
+
+
+def _subject(text: str, start: int, prev_end: int) -> set[str]:
+    """Content bigrams (and Latin words) of the text before a polarity term: its subject."""
+    return _subject_grams(text[max(prev_end, start - SUBJECT_CHARS, 0):start])
+
+
+def _subject_grams(text: str) -> set[str]:
+    return {g for g in grams(text) if not g.isdigit() and not (set(g) & FUNCTION_CHARS)}
+
+
+def _weight(subj: set[str]) -> int:
+    """A Latin word (SRAM, DMA) names a subject on its own; a bigram is half of one."""
+    return sum(2 if g.isascii() else 1 for g in subj)
+
+
+def _question_subject(question: str, pair: PolarityPair) -> set[str]:
+    """The question with the pair's own terms removed ("快速排序是稳定的吗" → 快速排序)."""
+    for t in pair.a + pair.b:
+        question = re.sub(t, " ", question)
+    return _subject_grams(QUESTION_WORDS.sub(" ", normalise(question)))
+
+
+def check_polarity(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    text = normalise(strip_citations(sentence))
+    active = [(p, polarity_terms(text, p, rules)) for p in rules.polarity.pairs]
+    active = [(p, terms) for p, terms in active if terms]
+    if len(active) > 1:
+        active = [(p, t) for p, t in active if not p.only_alone]
+    for pair, terms in active:
+        need = pair.min_subject or rules.polarity.min_subject
+        prev = 0
+        for start, end, side in terms:
+            subj = _subject(text, start, prev)
+            prev = end
+            if _weight(subj) < 2:  # "是稳定的。": the subject is the question's
+                subj = subj | _question_subject(ev.question, pair)
+            verdict = _passage_side(subj, pair, ev, rules, need)
+            if verdict and side not in verdict[0]:
+                said = text[start:end]
+                return f"polarity: says {said}, the passage says {verdict[1]}"
+    return None
+
+
+def _passage_side(subj: set[str], pair: PolarityPair, ev: Evidence, rules: ClaimRules,
+                  need: float) -> Optional[tuple[set[str], str]]:
+    """Sides the passages take about ``subj`` (the best-matching mentions), with a sample term."""
+    best, sides, sample = 0.0, set(), ""
+    for unit, _ in ev.units:
+        prev = 0
+        for start, end, side in polarity_terms(unit, pair, rules):
+            score = containment(subj, _subject(unit, start, prev))
+            prev = end
+            if score < need:
+                continue
+            if score > best + 0.05:
+                best, sides, sample = score, {side}, unit[start:end]
+            elif score >= best - 0.05:
+                sides.add(side)
+                best = max(best, score)
+    return (sides, sample) if sides else None
+
+
+def check_overlap(sentence: str, citations: list[str], ev: Evidence,
+                  rules: ClaimRules) -> tuple[Optional[str], Optional[Hit]]:
+    """(reason or None, the passage that backs the sentence best)."""
+    g = grams(sentence)
+    if not ev.hits:
+        return "no passages", None
+    scores = [containment(g, hg) for hg in ev.hit_grams]
+    cited = [i for i, h in enumerate(ev.hits) if h.citation in citations]
+    order = sorted(range(len(ev.hits)), key=lambda i: (i not in cited, -scores[i]))
+    best = max(range(len(ev.hits)), key=lambda i: scores[i])
+    if len(g) < rules.overlap.min_grams:
+        return None, ev.hits[order[0]] if cited else ev.hits[best]
+    for i in order:
+        with_q = containment(g, ev.hit_grams[i] | ev.question_grams)
+        if scores[i] >= rules.overlap.min_passage and with_q >= rules.overlap.min_with_question:
+            return None, ev.hits[i]
+    with_q = containment(g, ev.hit_grams[best] | ev.question_grams)
+    return (f"overlap {scores[best]:.2f}/{with_q:.2f} with the best passage, below "
+            f"{rules.overlap.min_passage}/{rules.overlap.min_with_question}"), ev.hits[best]
+
+
+def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
+    reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
+    reason = (check_options(sentence, ev, rules) or check_numbers(sentence, ev, rules)
+              or check_polarity(sentence, ev, rules) or reason_overlap)
+    return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
+                 citation=hit.citation if hit else None)
+
+
+def is_filler(sentence: str, rules: ClaimRules) -> bool:
+    """Headings and connectives (答案：, 综上：) that state nothing, name no option and take no side."""
+    body = normalise(strip_citations(sentence))
+    if any(re.search(p, body, flags=re.M) for p in rules.options.claim_patterns):
+        return False
+    if any(polarity_terms(body, pair, rules) for pair in rules.polarity.pairs if not pair.only_alone):
+        return False
+    return len(grams(body)) < 2 and not re.search(r"\d", body)
+
+
+def check(answer_text: str, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
+          rules: Optional[ClaimRules] = None, kind: Optional[str] = None) -> list[Claim]:
+    """One :class:`Claim` per sentence of ``answer_text``; the first sentence that states something
+    (for a choice question: the first naming an option, if any) is the main claim."""
+    rules = rules or load_rules()
+    ev = Evidence.build(hits, question, rules, record)
+    claims = []
+    for sentence, cites in answer_sentences(answer_text):
+        if is_filler(sentence, rules):
+            claims.append(Claim(text=strip_citations(sentence), supported=True, reason="no claim"))
+            continue
+        claims.append(check_sentence(sentence, cites, ev, rules))
+    mark_main(claims, rules, kind)
+    return claims
+
+
+def mark_main(claims: list[Claim], rules: ClaimRules, kind: Optional[str]) -> None:
+    stating = [c for c in claims if c.reason != "no claim"]
+    if kind == "choice":
+        named = [c for c in stating if any(re.search(p, normalise(c.text), flags=re.M)
+                                           for p in rules.options.claim_patterns)]
+        stating = named or stating
+    if stating:
+        stating[0].main = True
+
+
+class Checker:
+    """Checks an answer sentence by sentence as it streams (same verdicts as :func:`check`)."""
+
+    def __init__(self, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
+                 rules: Optional[ClaimRules] = None, kind: Optional[str] = None):
+        self.rules = rules or load_rules()
+        self.ev = Evidence.build(hits, question, self.rules, record)
+        self.kind = kind
+        self.claims: list[Claim] = []
+
+    def add(self, sentence: str, citations: list[str]) -> Claim:
+        if is_filler(sentence, self.rules):
+            claim = Claim(text=strip_citations(sentence), supported=True, reason="no claim")
+        else:
+            claim = check_sentence(sentence, citations, self.ev, self.rules)
+            if not any(c.main for c in self.claims) and self._can_be_main(claim):
+                claim.main = True
+        self.claims.append(claim)
+        return claim
+
+    def _can_be_main(self, claim: Claim) -> bool:
+        if self.kind != "choice":
+            return True
+        return any(re.search(p, normalise(claim.text), flags=re.M) for p in self.rules.options.claim_patterns)

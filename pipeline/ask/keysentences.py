@@ -1,0 +1,123 @@
+"""The grounded core of an answer (原文要点): the 1–3 sentences of the retrieved passages that best
+cover the question, verbatim, each with its chunk id and citation. Needs no LLM, so it is shown with
+``--no-llm`` too, and it is what an answer falls back to when the LLM's main claim fails the check.
+
+Scoring: a sentence's score is the share of the question's content it covers (``coverage``), times a
+rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
+passages), with a small penalty for very long sentences (``LONG_SENTENCE`` chars) that cover a lot
+by being long. With the index vocabulary, the question's content is its indexed words (the BM25
+``tokenize_query``, no jieba on the query path) weighted by length; without, character bigrams.
+Sentences are taken greedily by *new* coverage, so the second sentence adds what the first lacks;
+one is taken when the best covers nearly everything, more while each adds at least
+``MIN_GAIN`` and scores at least ``KEEP_RATIO`` of the best.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pipeline.ask.sentences import QUESTION_WORDS, containment, content, grams, normalise, split_sentences
+from pipeline.models import Hit, KeySentence
+
+MAX_SENTENCES = 3
+MAX_HITS = 5  # passages looked at (the top of the ranking)
+RANK_DISCOUNT = 0.08  # score × (1 − 0.08 × (rank − 1)): hit 5 keeps 68 %
+LONG_SENTENCE = 160  # chars; longer sentences are cut at a clause boundary near here for display
+MIN_CHARS = 6  # shorter sentences say too little to stand alone ("答案：B" is kept for records)
+MIN_SCORE = 0.2  # below this share of the question's content a sentence is not a key sentence
+MIN_GAIN = 0.1  # a further sentence must add this much coverage
+KEEP_RATIO = 0.5  # …and score at least half of the best one
+_RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
+_OPTION = re.compile(r"^[A-D][.．、]\s*")
+
+
+def question_terms(question: str, vocab=None) -> dict[str, float]:
+    """Content terms of the question with weights. With a vocabulary: indexed words (≥ 2 chars or
+    Latin), weight = length, so 平均查找长度 outweighs 查找; without: bigrams, weight 1."""
+    if vocab:
+        from pipeline.text.tokenize import tokenize_query
+
+        q = QUESTION_WORDS.sub(" ", normalise(question))
+        toks = {t for t in tokenize_query(q, vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
+        if toks:
+            return {t: float(len(t)) for t in toks}
+    return {g: 1.0 for g in grams(question, drop_question_words=True)}
+
+
+def coverage(terms: dict[str, float], text: str, covered: Optional[set[str]] = None) -> tuple[float, set[str]]:
+    """Weighted share of ``terms`` found in ``text`` (ignoring those in ``covered``), and which."""
+    total = sum(terms.values())
+    if not total:
+        return 0.0, set()
+    low = content(text)
+    bigrams = None
+    found = set()
+    for t in terms:
+        if covered and t in covered:
+            continue
+        if len(t) == 2 and not t.isascii():
+            bigrams = bigrams if bigrams is not None else grams(text)
+            if t in bigrams or t in low:
+                found.add(t)
+        elif t in low:
+            found.add(t)
+    return sum(terms[t] for t in found) / total, found
+
+
+def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
+    """Sentences of the top hits, record headers and bare option lines dropped, long ones trimmed."""
+    out: list[tuple[str, Hit]] = []
+    for h in hits[:MAX_HITS]:
+        for s in split_sentences(h.text):
+            if _RECORD_HEAD.match(s) or (len(s) < MIN_CHARS and not s.startswith("答案")):
+                continue
+            out.append((trim(s), h))
+    return out
+
+
+def trim(sentence: str) -> str:
+    """Cut an over-long sentence at the last clause mark before ``LONG_SENTENCE`` chars."""
+    if len(sentence) <= LONG_SENTENCE:
+        return sentence
+    cut = max(sentence.rfind(p, 0, LONG_SENTENCE) for p in "，,、：:）)")
+    return sentence[: cut + 1 if cut > LONG_SENTENCE // 2 else LONG_SENTENCE] + "…"
+
+
+def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_SENTENCES) -> list[KeySentence]:
+    """The key sentences, best first (see the module docstring for the scoring)."""
+    terms = question_terms(question, vocab)
+    pool = []  # (standalone score, sentence, hit)
+    for s, h in candidates(hits):
+        rank_w = 1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)
+        pool.append((coverage(terms, s)[0] * rank_w, rank_w, s, h))
+    chosen: list[KeySentence] = []
+    covered: set[str] = set()
+    best = 0.0
+    while pool and len(chosen) < max_sentences:
+        scored = [(coverage(terms, s, covered)[0] * w, i) for i, (_, w, s, _) in enumerate(pool)]
+        gain, i = max(scored, key=lambda t: (t[0], -t[1]))
+        alone, _, s, h = pool.pop(i)
+        if not chosen and alone < MIN_SCORE:
+            break
+        if chosen and (gain < MIN_GAIN or alone < KEEP_RATIO * best):
+            break
+        best = best or alone
+        key = content(s)
+        if any(key in content(c.text) or content(c.text) in key for c in chosen):
+            continue
+        covered |= coverage(terms, s)[1]
+        chosen.append(KeySentence(text=s, chunk_id=h.chunk_id, citation=h.citation, score=round(alone, 3)))
+        if _share(terms, covered) >= 0.95:
+            break
+    return chosen
+
+
+def _share(terms: dict[str, float], covered: set[str]) -> float:
+    total = sum(terms.values())
+    return sum(terms[t] for t in covered) / total if total else 0.0
+
+
+def overlap_with(question: str, text: str) -> float:
+    """Bigram containment of the question's content in ``text`` (used to rank record stems)."""
+    return containment(grams(question, drop_question_words=True), grams(text))
