@@ -80,8 +80,10 @@ def core_text(keys: list[KeySentence]) -> str:
 
 def render(a: Answer) -> str:
     """The answer as shown to a student; the same text :func:`answer` streams."""
-    if a.source in ("record", "refusal", "none") or not a.key_sentences:
+    if a.source in ("record", "refusal") or not a.key_sentences:
         return a.answer or ""
+    if a.source == "none":
+        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}"
     if a.source == "grounded":
         return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n{FALLBACK_NOTE if a.claims else ''}".rstrip()
     return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n{ANSWER_HEAD}{a.answer or ''}"

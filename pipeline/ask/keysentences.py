@@ -4,8 +4,10 @@ cover the question, verbatim, each with its chunk id and citation. Needs no LLM,
 
 Scoring: a sentence's score is the share of the question's content it covers (``coverage``), times a
 rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
-passages), with a small penalty for very long sentences (``LONG_SENTENCE`` chars) that cover a lot
-by being long. With the index vocabulary, the question's content is its indexed words (the BM25
+passages), times a penalty for sentences that ask (exercise text); a heading or an announcement
+("区别如下：") is joined to the sentence after it; sentences over ``LONG_SENTENCE`` chars are trimmed
+for display. A past-paper record offers its answer (with the
+chosen option's text) and analysis, not its stem. With the index vocabulary, the question's content is its indexed words (the BM25
 ``tokenize_query``, no jieba on the query path) weighted by length; without, character bigrams.
 Sentences are taken greedily by *new* coverage, so the second sentence adds what the first lacks;
 one is taken when the best covers nearly everything, more while each adds at least
@@ -28,8 +30,13 @@ MIN_CHARS = 6  # shorter sentences say too little to stand alone ("答案：B" i
 MIN_SCORE = 0.2  # below this share of the question's content a sentence is not a key sentence
 MIN_GAIN = 0.1  # a further sentence must add this much coverage
 KEEP_RATIO = 0.5  # …and score at least half of the best one
+QUESTION_PENALTY = 0.3  # a sentence asking something (…是多少？) is rarely the answer
+ASKED_FACTOR = 1.02  # a question joined to its answer (FAQ-style notes) wins ties: it asks what the student asks
+HEADING_CHARS = 20  # a line this short without an end mark is a heading
+_ASKING = re.compile(r"[?？]\s*$|什么|多少|为什么|如何|哪些|哪个|是否|吗\s*[。]?$|[(（]\s*[)）]\s*[。.]?$")
+_ASKED = re.compile(r"[?？]$")
+_INTRO = re.compile(r"(?:以下|如下|下列|几点|几个方面)[^。]{0,6}[。：:]?$|[：:]$")
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
-_OPTION = re.compile(r"^[A-D][.．、]\s*")
 
 
 def question_terms(question: str, vocab=None) -> dict[str, float]:
@@ -66,14 +73,55 @@ def coverage(terms: dict[str, float], text: str, covered: Optional[set[str]] = N
 
 
 def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
-    """Sentences of the top hits, record headers and bare option lines dropped, long ones trimmed."""
+    """Sentences of the top hits, long ones trimmed. Of a past-paper record only its answer (with the
+    chosen option's text) and analysis: its stem is a question, not an answer."""
     out: list[tuple[str, Hit]] = []
     for h in hits[:MAX_HITS]:
-        for s in split_sentences(h.text):
-            if _RECORD_HEAD.match(s) or (len(s) < MIN_CHARS and not s.startswith("答案")):
+        for s in record_sentences(h.text) if h.kind == "question" else joined_sentences(h.text):
+            if _RECORD_HEAD.match(s) or len(s) < MIN_CHARS:
                 continue
             out.append((trim(s), h))
     return out
+
+
+def joined_sentences(text: str) -> list[str]:
+    """Sentences, where a heading ("1. 三次握手建立连接"), an announcement ("区别如下：") or a question
+    the text then answers ("为什么要三次握手？主要是为了…") is joined to the sentence after it."""
+    sents = split_sentences(text)
+    out = []
+    i = 0
+    while i < len(sents):
+        s = sents[i]
+        heading = len(s) <= HEADING_CHARS and not re.search(r"[。！？；!?;]$", s)
+        if (heading or _INTRO.search(s) or _ASKED.search(s)) and i + 1 < len(sents):
+            out.append(s + (" " if heading else "") + sents[i + 1])
+            i += 2
+            continue
+        out.append(s)
+        i += 1
+    return out
+
+
+def record_sentences(text: str) -> list[str]:
+    from pipeline.ask.records import parse_record
+
+    _, answer, analysis = parse_record(text)
+    out = []
+    if answer:
+        letter = re.fullmatch(r"\s*([A-D])[。.]?\s*", answer)
+        option = re.search(rf"^{letter.group(1)}[.．、]\s*(.+)$", text, re.M) if letter else None
+        out.append(f"答案：{answer.strip()}" + (f"（{option.group(1).strip()}）" if option else ""))
+    return out + (split_sentences(analysis) if analysis else [])
+
+
+def penalty(sentence: str) -> float:
+    """Questions (exercise text) rarely answer anything."""
+    parts = split_sentences(sentence) or [sentence]
+    if _ASKING.search(parts[-1]):
+        return QUESTION_PENALTY
+    if any(_ASKING.search(p) for p in parts[:-1]):
+        return ASKED_FACTOR
+    return 1.0
 
 
 def trim(sentence: str) -> str:
@@ -89,7 +137,7 @@ def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_
     terms = question_terms(question, vocab)
     pool = []  # (standalone score, sentence, hit)
     for s, h in candidates(hits):
-        rank_w = 1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)
+        rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
         pool.append((coverage(terms, s)[0] * rank_w, rank_w, s, h))
     chosen: list[KeySentence] = []
     covered: set[str] = set()
