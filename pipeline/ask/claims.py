@@ -295,7 +295,16 @@ def _subject(text: str, start: int, prev_end: int) -> set[str]:
 
 
 def _subject_grams(text: str) -> set[str]:
-    return {g for g in grams(text) if not g.isdigit() and not (set(g) & FUNCTION_CHARS)}
+    """Bigrams without function characters, and Latin names (FIFO, SRAM); no numbers or formulas."""
+    return {g for g in grams(text)
+            if not re.search(r"\d", g) and not (set(g) & FUNCTION_CHARS) and not (g.isascii() and len(g) < 2)}
+
+
+def _subject_overlap(claim: set[str], passage: set[str]) -> float:
+    """Weighted share of the claim's subject in the passage's: a Latin name counts twice, so
+    "FIFO算法" does not match "LRU算法" on 算法 alone."""
+    total = _weight(claim)
+    return _weight(claim & passage) / total if total else 0.0
 
 
 def _weight(subj: set[str]) -> int:
@@ -338,7 +347,7 @@ def _passage_side(subj: set[str], pair: PolarityPair, ev: Evidence, rules: Claim
     for unit, _ in ev.units:
         prev = 0
         for start, end, side in polarity_terms(unit, pair, rules):
-            score = containment(subj, _subject(unit, start, prev))
+            score = _subject_overlap(subj, _subject(unit, start, prev))
             prev = end
             if score < need:
                 continue
