@@ -51,7 +51,7 @@ class AnswerConfig(BaseModel):
     min_coverage: float = 0.5  # refusal: see should_refuse
     min_bm25: float = 9.0
     max_tokens: int = 300  # ~12 s of generation at 25 tok/s on 2 cores
-    max_context_chars: int = 900  # material in the prompt; ~2-3 s of prompt reading per 100 chars
+    max_context_chars: int = 700  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
     key_sentences: int = keysentences.MAX_SENTENCES
     record_answers: bool = True  # resolved past-paper questions are answered from the record alone
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says
@@ -99,8 +99,9 @@ class _SentenceStream:
 
     _END = re.compile(r"[。！？；!?;]|\n")
 
-    def __init__(self, checker: claimcheck.Checker, emit: Callable[[str], None], mode: str, mark: str):
-        self.checker, self.emit, self.mode, self.mark = checker, emit, mode, mark
+    def __init__(self, checker: claimcheck.Checker, emit: Callable[[str], None], mode: str, mark: str,
+                 labels: dict[str, str]):
+        self.checker, self.emit, self.mode, self.mark, self.labels = checker, emit, mode, mark, labels
         self.buf = ""
         self.shown: list[str] = []
         self.refused = False
@@ -112,14 +113,15 @@ class _SentenceStream:
             if not m:
                 return
             end = m.end()
-            rest = self.buf[end:].lstrip(" ")
-            if not rest or ("[来源".startswith(rest[:4]) and len(rest) < 4):
-                return  # a citation may follow
-            if rest.startswith("[来源"):
-                close = rest.find("]")
-                if close == -1:
-                    return
-                end = len(self.buf) - len(rest) + close + 1
+            while True:  # citations right after the end mark belong to this sentence
+                rest = self.buf[end:]
+                stripped = rest.lstrip(" ")
+                if not stripped or (stripped[0] == "[" and "]" not in stripped and len(stripped) < 60):
+                    return  # wait: a citation may follow
+                c = CITATION.match(stripped)
+                if not c:
+                    break
+                end += len(rest) - len(stripped) + c.end()
             sentence, self.buf = self.buf[:end], self.buf[end:]
             self._done(sentence)
 
@@ -134,7 +136,7 @@ class _SentenceStream:
         if REFUSAL in sentence and not self.shown:
             self.refused = True
             raise _MainClaimFailed
-        cites = CITATION.findall(sentence)
+        cites = [self.labels.get(c, c) for c in CITATION.findall(sentence)]
         claim = self.checker.add(sentence, cites)
         if claim.supported:
             text = self._cited(sentence, claim)
@@ -205,8 +207,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
     rules = claimcheck.load_rules(cfg.rules_file)
     checker = claimcheck.Checker(hits, question, record=record, rules=rules, kind=kind)
-    stream = _SentenceStream(checker, emit, cfg.unsupported or rules.unsupported, rules.mark)
-    system, user = build_prompt(question, hits, keys, record, kind, cfg.max_context_chars)
+    prompt = build_prompt(question, hits, keys, record, kind, cfg.max_context_chars)
+    stream = _SentenceStream(checker, emit, cfg.unsupported or rules.unsupported, rules.mark, prompt.labels)
     t_llm = time.perf_counter()
 
     def on_llm_token(piece: str) -> None:
@@ -215,7 +217,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
 
     failed = False
     try:
-        llm.complete(system, user, max_tokens=cfg.max_tokens, on_token=on_llm_token)
+        llm.complete(prompt.system, prompt.user, max_tokens=cfg.max_tokens, on_token=on_llm_token)
         stream.close()
     except _MainClaimFailed:
         failed = True

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-CITATION = re.compile(r"\[来源[:：][^\]\n]*\]")
+CITATION = re.compile(r"\[来源[:：][^\]\n]*\]|\[\d{1,2}\]")  # a full citation, or a prompt label [1]
 # a sentence ends at 。！？； or a line break; a colon heading (答案：) stays with its text
 _SENT_END = re.compile(r"(?<=[。！？；!?;])|\n+")
 _SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")

@@ -154,5 +154,12 @@ def test_question_kind(question, kind):
 
 @pytest.mark.parametrize("kind,words", [("choice", "选项字母"), ("calculation", "一步步"), ("concept", "定义")])
 def test_prompt_per_kind(kind, words):
-    _, user = build_prompt("问题", [_hit(1, "甲"), _hit(2, "乙")], [], None, kind)
-    assert words in user and user.count("[来源:") == 2
+    prompt = build_prompt("问题", [_hit(1, "甲"), _hit(2, "乙")], [], None, kind)
+    assert words in prompt.user and "[1] 甲" in prompt.user and "[2] 乙" in prompt.user
+    assert prompt.labels == {"[1]": _hit(1, "").citation, "[2]": _hit(2, "").citation}
+
+
+def test_model_label_becomes_the_passage_citation():
+    llm = FakeLlm(["快速排序是不稳定的排序方法。[1]"])
+    a = answer("快速排序稳定吗", _good(_hit(1, SORT, path=SORT_PATH)), llm)
+    assert a.answer == "快速排序是不稳定的排序方法。[来源: 第八章 排序 › 8.3 快速排序|第3页·片段1]"
