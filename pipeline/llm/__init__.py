@@ -1,11 +1,12 @@
 """The LLM layer: one small interface (:class:`Llm`), several backends.
 
-- ``local``: a GGUF file run in-process by llama-cpp-python; by default the packaged
-  Qwen2.5-Coder-1.5B-Instruct assembled from PyPI part packages (see ``packaged``).
+- ``local``: a GGUF file run in-process by llama.cpp (the prebuilt ``xllamacpp`` wheel, see
+  ``local_gguf``); by default the packaged Qwen2.5-Coder-1.5B-Instruct assembled from PyPI part
+  packages and verified by sha256 (see ``packaged``).
 - ``openai``: any OpenAI-compatible endpoint, e.g. Ollama at ``http://127.0.0.1:11434/v1``.
 - ``none``: no LLM (retrieval only).
 
-Heavy imports (llama_cpp) happen only when a local model is actually built.
+Heavy imports (xllamacpp) happen only when a local model is actually built.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from .base import Llm, LlmError, TokenCallback
+from .base import Llm, LlmError, TokenCallback, chat_messages
 from .fake import FakeLlm
 from .packaged import DEFAULT_PACKAGED, PACKAGED, default_models_dir
 
 BACKENDS = ("local", "openai", "none")
 
-__all__ = ["Llm", "LlmError", "TokenCallback", "FakeLlm", "make_llm", "BACKENDS",
+__all__ = ["Llm", "LlmError", "TokenCallback", "chat_messages", "FakeLlm", "make_llm", "BACKENDS",
            "PACKAGED", "DEFAULT_PACKAGED", "default_models_dir"]
 
 
@@ -32,16 +33,20 @@ def make_llm(
     base_url: Optional[str] = None,
     model: Optional[str] = None,
     api_key: Optional[str] = None,
-    timeout: float = 60,
+    timeout: Optional[float] = None,
     threads: int = 2,
     n_ctx: int = 4096,
+    slots: int = 2,
 ) -> Optional[Llm]:
     """Build the configured LLM, or return None for backend ``none``.
 
     ``local``: ``model_path`` (a user GGUF file) if given, else the packaged model
     ``packaged`` assembled and verified in ``models_dir`` (default
-    ``$EXAMRAG_MODELS_DIR`` or ``~/.cache/examrag/models``); the model is loaded now.
-    ``openai``: ``base_url`` and ``model`` are required.
+    ``$EXAMRAG_MODELS_DIR`` or ``~/.cache/examrag/models``); the model is loaded now, with
+    ``slots`` concurrent generations of ``n_ctx`` tokens each. ``timeout`` bounds a whole call
+    (default: none).
+    ``openai``: ``base_url`` and ``model`` are required; ``timeout`` bounds connecting and each
+    read (default 60 s).
     Raises :class:`LlmError` with a one-line message on any problem.
     """
     b = (backend or "").strip().lower()
@@ -56,7 +61,7 @@ def make_llm(
             from .packaged import assemble
 
             path = assemble(packaged, Path(models_dir) if models_dir else default_models_dir())
-        return LocalGguf(path, n_threads=threads, n_ctx=n_ctx)
+        return LocalGguf(path, n_threads=threads, n_ctx=n_ctx, slots=slots, timeout=timeout)
     if b == "openai":
         from .openai_compat import OpenAICompat
 
@@ -66,5 +71,5 @@ def make_llm(
         if not model:
             raise LlmError(f"LLM backend openai needs a model name for {base_url} "
                            f"(e.g. qwen2.5:7b for Ollama)")
-        return OpenAICompat(base_url, model, api_key=api_key, timeout=timeout)
+        return OpenAICompat(base_url, model, api_key=api_key, timeout=60 if timeout is None else timeout)
     raise LlmError(f"unknown LLM backend {backend!r}; choose one of: {', '.join(BACKENDS)}")

@@ -22,6 +22,14 @@ class LlmError(Exception):
 TokenCallback = Callable[[str], None]
 
 
+def chat_messages(system: str, user: str) -> list[dict[str, str]]:
+    """OpenAI-style messages for one turn. An empty system prompt is left out rather than sent
+    empty, so the model's chat template applies its own default system turn."""
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": user})
+    return messages
+
+
 @runtime_checkable
 class Llm(Protocol):
     """A chat model: one system prompt, one user prompt, one text answer."""

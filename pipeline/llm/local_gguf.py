@@ -1,7 +1,46 @@
-"""A GGUF model run in-process by llama-cpp-python (CPU)."""
+"""A GGUF model run in-process by llama.cpp, through the prebuilt ``xllamacpp`` wheel (CPU).
+
+Why this runtime: ``xllamacpp`` is a 34 MB prebuilt wheel (no compiler, installs in seconds) that
+runs llama.cpp's own C++ server engine inside this process: parallel slots with continuous
+batching, JSON-schema constrained output (LLGuidance), thread-safe requests. llama-cpp-python
+(0.3.36, no wheel on PyPI: ~20 CPU-minutes of compiling on every fresh machine) is no longer used
+by ``pipeline/``: it generates at the same speed (bench/bench_llm_runtime.py), and nothing here
+needs its Python-level ``Llama`` API, while keeping it would mean two runtimes to support. It
+remains a bench-only requirement (requirements/bench-llama.txt) for that comparison.
+
+Network: nothing leaves the machine, and nothing is downloaded (the model is a local file).
+Starting the engine does open llama.cpp's HTTP listener on 127.0.0.1 at a random port (xllamacpp
+cannot start without it). examrag never uses it: every call goes in-process. The listener is locked
+with a random API key that never leaves this object, so other local programs get HTTP 401.
+
+Slots: ``slots`` generations run at once, each in its own slot of ``n_ctx`` tokens (the KV cache
+is ``slots * n_ctx``, about 28 KB per token for the 1.5B model). ``complete()`` is thread-safe:
+up to ``slots`` calls generate concurrently, and further calls wait for a free slot.
+
+Time limits and cancelling: every request streams inside, including prompt-progress events every
+``BATCH`` prompt tokens, into a queue that ``complete()`` reads on the caller's thread. So
+``on_token`` runs on the caller's thread; when it raises (a web client went away) or Ctrl-C
+arrives, or ``timeout`` seconds pass (waiting for a slot included), the engine is told to stop at
+its next event, which cancels the request and frees its slot; ``complete()`` waits for that up to
+``CANCEL_WAIT_S`` and then re-raises (the exception from ``on_token`` as is, a timeout as
+:class:`LlmError`).
+
+Determinism: greedy at ``temperature=0``, otherwise sampled with a fixed ``seed``; every request
+evaluates its whole prompt (``cache_prompt`` off, no RAM prompt cache), so earlier calls cannot
+change an answer. Measured: two identical prompts generated concurrently gave the solo answer.
+
+Threads: llama.cpp's CPU threads are OpenMP threads. On a busy machine, OpenMP's default of
+spinning while waiting made generation 35x slower here (0.25 against 8.8 tokens/s with
+``OMP_WAIT_POLICY=PASSIVE``, 1.5B model, 2 threads, load average 12), so it is set to PASSIVE
+unless the user set it. It only takes effect if no OpenMP runtime was loaded before this module
+imports ``xllamacpp``.
+"""
 
 from __future__ import annotations
 
+import os
+import queue
+import secrets
 import threading
 import time
 from pathlib import Path
@@ -9,68 +48,70 @@ from typing import Any, Optional
 
 from pipeline.errors import one_line
 
-from .base import LlmError, TokenCallback
+from .base import LlmError, TokenCallback, chat_messages
 
 INSTALL_HINT = "run scripts/install_llm.sh"
+DEFAULT_SLOTS = 2
+BATCH = 256  # prompt tokens per decode step: the longest stretch without an event to stop at
+CANCEL_WAIT_S = 2.0  # how long complete() waits for a cancelled request to leave its slot
+
+_TEXT, _ERROR, _DONE = "text", "error", "done"
 
 
 class LocalGguf:
     """Chat completion with a local GGUF file; the model is loaded once, here.
 
-    ``llama_cpp`` is imported inside ``__init__`` so importing this module is cheap.
-    The chat template stored in the GGUF metadata is used.
-
-    By default every call starts from an empty context and re-seeds the sampler with
-    ``seed``, so the same prompt gives the same answer whatever was asked before
-    (measured: reusing the KV cache of a previous identical prompt changed a greedy
-    answer). ``reuse_prefix=True`` keeps llama-cpp-python's prefix reuse instead:
-    faster when consecutive prompts share a long beginning, but answers then depend
-    on the previous call.
-
-    ``load_s`` is the model load time; ``last_stats`` holds the measurements of the
-    last call: ``prompt_tokens`` (approximate), ``completion_tokens`` (streamed pieces,
-    about one per token), ``first_token_s``, ``total_s``.
+    ``timeout`` bounds each ``complete()`` call in seconds (None: no limit). ``load_s`` is the
+    load time; ``last_stats`` holds the measurements of the calling thread's last call (so
+    concurrent callers each see their own): ``prompt_tokens``, ``completion_tokens``,
+    ``first_token_s``, ``total_s``.
     """
 
     backend = "local"
 
     def __init__(self, model_path: Path, n_threads: int = 2, n_ctx: int = 4096,
-                 seed: int = 0, reuse_prefix: bool = False) -> None:
+                 slots: int = DEFAULT_SLOTS, timeout: Optional[float] = None, seed: int = 0) -> None:
         path = Path(model_path).expanduser()
         self.model_path = path
         self.model_id = path.stem
         self.n_ctx = n_ctx
-        self.reuse_prefix = reuse_prefix
+        self.slots = max(1, int(slots))
+        self.timeout = timeout
         self.seed = seed
-        self.last_stats: dict[str, Any] = {}
-        self._lock = threading.Lock()
-        if not path.is_file():
-            raise LlmError(f"local LLM: model file {path} not found")
-        try:
-            with open(path, "rb") as f:
-                magic = f.read(4)
-        except OSError as e:
-            raise LlmError(f"local LLM: cannot read model file {path}: {e.strerror or e}") from None
-        if magic != b"GGUF":
-            raise LlmError(f"local LLM: {path} is not a GGUF file (starts with {magic!r})")
-        try:
-            import llama_cpp  # heavy: loads the shared library
-        except ImportError as e:
-            raise LlmError(f"local LLM: llama-cpp-python is not installed ({one_line(e, 120)}); "
-                           f"{INSTALL_HINT}") from None
-        except OSError as e:
-            raise LlmError(f"local LLM: llama-cpp-python cannot load its library: "
-                           f"{one_line(e, 160)}; {INSTALL_HINT}") from None
+        self._stats = threading.local()
+        self._free = threading.BoundedSemaphore(self.slots)
+        self._runs: set[_Run] = set()
+        self._runs_lock = threading.Lock()
+        self._server: Any = None
+        check_gguf(path)
+        xllamacpp = _import_runtime()
+        params = self._params(xllamacpp, path, n_threads)
         t0 = time.perf_counter()
         try:
-            self._llama = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                n_threads_batch=n_threads, seed=seed, verbose=False)
-        except (ValueError, RuntimeError, OSError) as e:
-            raise LlmError(f"local LLM: cannot load {path.name}: {one_line(e, 160)}") from None
+            self._server = xllamacpp.Server(params)
+        except (RuntimeError, ValueError, OSError, MemoryError) as e:
+            raise LlmError(f"local LLM: cannot load {path.name}: llama.cpp rejected it (corrupt, "
+                           f"truncated, an unsupported architecture, or not enough memory; "
+                           f"{one_line(e, 100)})") from None
         self.load_s = time.perf_counter() - t0
-        name = self._llama.metadata.get("general.name") if self._llama.metadata else None
-        self.model_name = name or path.stem
+
+    def _params(self, xllamacpp: Any, path: Path, n_threads: int) -> Any:
+        p = xllamacpp.CommonParams()
+        p.model.path = str(path)
+        p.n_parallel = self.slots
+        p.n_ctx = self.n_ctx * self.slots  # split evenly: every slot holds a full n_ctx
+        p.kv_unified = False
+        p.n_batch = p.n_ubatch = BATCH
+        p.cpuparams.n_threads = p.cpuparams_batch.n_threads = n_threads
+        p.n_threads_http = 1
+        p.verbosity = -1  # failures come back as LlmError; the log would flood the terminal
+        p.api_keys = [secrets.token_hex(16)]  # the unused HTTP listener answers 401 to others
+        p.offline = True
+        p.fit_params = False  # keep n_ctx as asked instead of shrinking it to free memory
+        p.cache_ram_mib = 0  # no prompt cache in RAM: answers must not depend on earlier calls
+        p.cache_idle_slots = False
+        p.endpoint_metrics = True  # busy_slots() reads the engine's metrics
+        return p
 
     def complete(
         self,
@@ -82,62 +123,177 @@ class LocalGguf:
         on_token: Optional[TokenCallback] = None,
         json_schema: Optional[dict] = None,
     ) -> str:
-        messages = []
-        if system:
-            messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": user})
+        server = self._server
+        if server is None:
+            raise LlmError(f"local LLM {self.model_id}: closed")
+        request: dict[str, Any] = {
+            "messages": chat_messages(system, user), "max_tokens": max_tokens,
+            "temperature": temperature, "seed": self.seed, "stream": True,
+            "return_progress": True, "cache_prompt": False}
+        if json_schema:
+            request["json_schema"] = json_schema  # held to it by the engine's grammar sampler
+        t0 = time.perf_counter()
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        if not self._free.acquire(timeout=_left(deadline)):
+            raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
+                           f"waiting for a free slot (all {self.slots} busy)")
+        run = _Run()
+        worker = threading.Thread(target=self._generate, args=(server, request, run),
+                                  name="examrag-llm", daemon=True)
+        with self._runs_lock:
+            self._runs.add(run)
+        worker.start()
         pieces: list[str] = []
         first: Optional[float] = None
-        with self._lock:
-            t0 = time.perf_counter()
-            if not self.reuse_prefix:
-                self._llama.reset()
-            for chunk in self._chunks(messages, max_tokens, temperature, json_schema):
-                choices = chunk.get("choices") or []
-                text = (choices[0].get("delta") or {}).get("content") if choices else None
-                if not text:
-                    continue
-                if first is None:
-                    first = time.perf_counter() - t0
-                pieces.append(text)
-                if on_token is not None:  # its exceptions propagate untouched
-                    on_token(text)
-            total = time.perf_counter() - t0
-            n_done = len(pieces)
-            self.last_stats = {
-                "prompt_tokens": max(0, int(self._llama.n_tokens) - n_done),
-                "completion_tokens": n_done,
-                "first_token_s": first,
-                "total_s": total,
-            }
+        try:
+            while True:
+                kind, value = run.next(deadline)
+                if kind == _TEXT:
+                    if first is None:
+                        first = time.perf_counter() - t0
+                    pieces.append(value)
+                    if on_token is not None:  # its exceptions propagate untouched
+                        on_token(value)
+                elif kind == _ERROR:
+                    raise LlmError(f"local LLM {self.model_id}: {value}")
+                elif kind == _DONE:
+                    break
+                else:  # timed out
+                    raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
+                                   f"({len(pieces)} tokens generated)")
+        except BaseException:
+            run.stop.set()
+            worker.join(CANCEL_WAIT_S)
+            raise
+        worker.join()
+        t = run.timings
+        self._stats.value = {
+            "prompt_tokens": int(t.get("cache_n", 0) + t.get("prompt_n", 0)) if t else None,
+            "completion_tokens": int(t["predicted_n"]) if "predicted_n" in t else len(pieces),
+            "first_token_s": first,
+            "total_s": time.perf_counter() - t0,
+        }
         return "".join(pieces)
 
-    def _chunks(self, messages, max_tokens, temperature, json_schema=None):
-        """Stream chunks from llama_cpp, its own failures turned into LlmError."""
-        def fail(e: Exception) -> LlmError:
-            if isinstance(e, ValueError):  # "Requested tokens (5000) exceed context window of 4096"
-                return LlmError(f"local LLM {self.model_id}: {one_line(e, 200)}")
-            return LlmError(f"local LLM {self.model_id}: generation failed: {one_line(e, 200)}")
+    @property
+    def last_stats(self) -> dict[str, Any]:
+        return getattr(self._stats, "value", {})
 
-        extra = {"response_format": {"type": "json_object", "schema": json_schema}} if json_schema else {}
+    def _generate(self, server: Any, request: dict, run: "_Run") -> None:
+        """Worker thread: run one request in the engine; always frees its slot permit."""
         try:
-            it = iter(self._llama.create_chat_completion(
-                messages=messages, max_tokens=max_tokens, temperature=temperature,
-                seed=self.seed, stream=True, **extra))
-        except (ValueError, RuntimeError) as e:
-            raise fail(e) from None
-        while True:
-            try:
-                chunk = next(it)
-            except StopIteration:
-                return
-            except (ValueError, RuntimeError) as e:
-                raise fail(e) from None
-            yield chunk
+            server.handle_chat_completions(request, run.on_event)
+        except Exception as e:  # e.g. ValueError for a JSON schema the grammar cannot express
+            run.put(_ERROR, f"request rejected: {one_line(str(e) or type(e).__name__, 200)}")
+        finally:
+            run.put(_DONE, "")
+            with self._runs_lock:
+                self._runs.discard(run)
+            self._free.release()
+
+    def busy_slots(self) -> int:
+        """Requests the engine is processing now: its own count, so a cancelled request is seen
+        to have left its slot."""
+        return int(self.metric("requests_processing"))
+
+    def metric(self, name: str) -> float:
+        """One of the engine's Prometheus metrics (``llamacpp:<name>``), e.g.
+        ``tokens_predicted_total``."""
+        server = self._server
+        if server is None:
+            raise LlmError(f"local LLM {self.model_id}: closed")
+        for line in server.handle_metrics().splitlines():
+            if line.startswith(f"llamacpp:{name} "):
+                return float(line.split()[1])
+        raise LlmError(f"local LLM {self.model_id}: the engine has no metric {name!r}")
 
     def close(self) -> None:
-        """Free the model now rather than at garbage collection."""
-        llama = getattr(self, "_llama", None)
-        if llama is not None:
-            llama.close()
-            self._llama = None
+        """Stop running requests and free the model (once the last request has left)."""
+        with self._runs_lock:
+            for run in self._runs:
+                run.stop.set()
+        self._server = None
+
+
+class _Run:
+    """One request: the engine's callback (worker thread) feeds a queue that complete() reads."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.timings: dict[str, Any] = {}
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+
+    def put(self, kind: str, value: str) -> None:
+        self._q.put((kind, value))
+
+    def next(self, deadline: Optional[float]) -> tuple[str, str]:
+        """The next (kind, value); ("timeout", "") once ``deadline`` has passed."""
+        left = _left(deadline)
+        if left == 0:
+            return "timeout", ""
+        try:
+            return self._q.get(timeout=left)
+        except queue.Empty:
+            return "timeout", ""
+
+    def on_event(self, event: dict) -> bool:
+        """Called by xllamacpp for each stream event; returning True cancels the request.
+        It must not raise: xllamacpp would swallow the exception and just stop."""
+        try:
+            if event.get("error"):
+                self.put(_ERROR, _error_text(event["error"]))
+                return True
+            choices = event.get("choices") or []
+            delta = choices[0].get("delta") if choices else None
+            text = delta.get("content") if isinstance(delta, dict) else None
+            if text:
+                self.put(_TEXT, text)
+            if event.get("timings"):
+                self.timings = event["timings"]
+        except Exception as e:  # noqa: BLE001 - an event of an unexpected shape
+            self.put(_ERROR, f"unexpected stream event: {one_line(e, 120)}")
+            return True
+        return self.stop.is_set()
+
+
+def check_gguf(path: Path) -> None:
+    """LlmError unless ``path`` is a readable file starting with the GGUF magic (a user's file
+    gets this check; the packaged model is verified by sha256 in packaged.assemble)."""
+    if not path.is_file():
+        raise LlmError(f"local LLM: model file {path} not found")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise LlmError(f"local LLM: cannot read model file {path}: {e.strerror or e}") from None
+    if magic != b"GGUF":
+        raise LlmError(f"local LLM: {path} is not a GGUF file (starts with {magic!r})")
+
+
+def _import_runtime() -> Any:
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see the module docstring
+    try:
+        import xllamacpp  # heavy: loads llama.cpp
+    except ModuleNotFoundError as e:
+        if e.name != "xllamacpp":
+            raise LlmError(f"local LLM: xllamacpp cannot import {e.name}; {INSTALL_HINT}") from None
+        raise LlmError(f"local LLM: xllamacpp is not installed; {INSTALL_HINT}") from None
+    except (ImportError, OSError) as e:  # a shared library it links to is missing
+        hint = ("install the OpenMP runtime (Debian/Ubuntu: apt-get install libgomp1)"
+                if "libgomp" in str(e) else INSTALL_HINT)
+        raise LlmError(f"local LLM: xllamacpp cannot load its library: {one_line(str(e), 160)}; "
+                       f"{hint}") from None
+    return xllamacpp
+
+
+def _error_text(err: Any) -> str:
+    if not isinstance(err, dict):
+        return one_line(err, 200)
+    if err.get("type") == "exceed_context_size_error" and "n_prompt_tokens" in err:
+        return (f"prompt of {err['n_prompt_tokens']} tokens exceeds the context window of "
+                f"{err.get('n_ctx', '?')} tokens")
+    return one_line(err.get("message") or err, 200)
+
+
+def _left(deadline: Optional[float]) -> Optional[float]:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())

