@@ -87,7 +87,7 @@ def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
 def joined_sentences(text: str) -> list[str]:
     """Sentences, where a heading ("1. 三次握手建立连接"), an announcement ("区别如下：") or a question
     the text then answers ("为什么要三次握手？主要是为了…") is joined to the sentence after it."""
-    sents = split_sentences(text)
+    sents = split_sentences(text, semicolon=False)
     out = []
     i = 0
     while i < len(sents):
@@ -111,7 +111,7 @@ def record_sentences(text: str) -> list[str]:
         letter = re.fullmatch(r"\s*([A-D])[。.]?\s*", answer)
         option = re.search(rf"^{letter.group(1)}[.．、]\s*(.+)$", text, re.M) if letter else None
         out.append(f"答案：{answer.strip()}" + (f"（{option.group(1).strip()}）" if option else ""))
-    return out + (split_sentences(analysis) if analysis else [])
+    return out + (split_sentences(analysis, semicolon=False) if analysis else [])
 
 
 def penalty(sentence: str) -> float:

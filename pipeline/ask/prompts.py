@@ -22,7 +22,7 @@ PASSAGES = 3  # passages besides the key sentences' own that may fill the materi
 MIN_BLOCK = 80  # chars; a smaller remainder of the budget is not worth a block
 
 # option lines or an explicit ask for a letter
-_CHOICE = re.compile(r"(?:^|\s|[：:（(])[A-D]\s*[.．、)）:：]\s*\S.*(?:\n|\s)[B-D]\s*[.．、)）:：]|选项|选哪|哪一?个选|下列.{0,20}(?:正确|错误|是|不是)|单选|选择题", re.S)
+_CHOICE = re.compile(r"(?:^|\s|[：:（(])[A-D]\s*[.．、)）:：]\s*\S.*(?:\n|\s)[B-D]\s*[.．、)）:：]|选项|选哪|哪一?个选|下列.{0,20}(?:正确|错误|是|不是)", re.S)
 # a quantity asked for, or data to compute with
 _CALC = re.compile(r"多少|几次|几个|几位|几跳|多久|多长|多大|多快|最多|最少|最大|最小|百分之几|占比|计算|求出?|平均.{0,6}(?:时间|长度|次数)|\d+\s*(?:[KMG]?B|ms|μs|kHz|bps|位|个|次|%)")
 _CONCEPT = re.compile(r"是什么|什么是|不一样|差别|差异|有何不同|指什么|什么意思|含义|定义|概念|作用|有什么用|目的|特点|区别|不同|异同|为什么|原理|怎么回事|是指")

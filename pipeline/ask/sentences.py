@@ -12,8 +12,9 @@ import re
 import unicodedata
 
 CITATION = re.compile(r"\[来源[:：][^\]\n]*\]|\[\d{1,2}\]")  # a full citation, or a prompt label [1]
-# a sentence ends at 。！？； or a line break; a colon heading (答案：) stays with its text
+# a sentence ends at 。！？ (and ；) or a line break; a colon heading (答案：) stays with its text
 _SENT_END = re.compile(r"(?<=[。！？；!?;])|\n+")
+_SENT_END_NO_SEMI = re.compile(r"(?<=[。！？!?])|\n+")
 _SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 _SUP_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 # question and function words: they say how something is asked, not what about
@@ -34,9 +35,11 @@ def normalise(text: str) -> str:
     return text.replace("**", "").replace("`", "")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage or an answer, stripped, empty ones dropped."""
-    return [s.strip() for s in _SENT_END.split(text) if s and s.strip()]
+def split_sentences(text: str, semicolon: bool = True) -> list[str]:
+    """Sentences of a passage or an answer, stripped, empty ones dropped. ``semicolon=False`` keeps
+    ；-joined clauses together: a table row rewritten as "字段：值；字段：值" is one sentence."""
+    pattern = _SENT_END if semicolon else _SENT_END_NO_SEMI
+    return [s.strip() for s in pattern.split(text) if s and s.strip()]
 
 
 def strip_citations(text: str) -> str:
