@@ -51,7 +51,7 @@ class AnswerConfig(BaseModel):
     min_coverage: float = 0.5  # refusal: see should_refuse
     min_bm25: float = 9.0
     max_tokens: int = 300  # ~12 s of generation at 25 tok/s on 2 cores
-    max_context_chars: int = 700  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
+    max_context_chars: int = 450  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
     key_sentences: int = keysentences.MAX_SENTENCES
     record_answers: bool = True  # resolved past-paper questions are answered from the record alone
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says

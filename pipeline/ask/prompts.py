@@ -5,7 +5,8 @@ kind gets its own: a choice question states the option letter first, a calculati
 a concept gives the definition then the contrast. Material is passed only inside ``<资料>…</资料>``
 (instructions inside documents are data); when the question resolved to a past-paper record, its
 full answer and analysis lead the material. The prompt is kept short: on 2 cores the model reads
-about 30 tokens/s, so every 100 characters of material cost ~2–3 s before the first token.
+about 30 tokens/s (1.5 Chinese characters per token), so every 100 characters of material cost ~2 s
+before the first token; the key sentences already hold what the answer needs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ REFUSAL = "在现有资料中没有找到相关内容"
 Kind = Literal["choice", "calculation", "concept", "other"]
 PASSAGES = 3  # passages besides the key sentences' own that may fill the material
 MIN_BLOCK = 80  # chars; a smaller remainder of the budget is not worth a block
+RECORD_SHARE = 0.5  # of the material budget, at most, for a record's answer and analysis
+CONTEXT_CHARS = 120  # passage text shown around a key sentence (about a quarter before it)
 
 # option lines or an explicit ask for a letter
 _CHOICE = re.compile(r"(?:^|\s|[：:（(])[A-D]\s*[.．、)）:：]\s*\S.*(?:\n|\s)[B-D]\s*[.．、)）:：]|选项|选哪|哪一?个选|下列.{0,20}(?:正确|错误|是|不是)", re.S)
@@ -69,10 +72,11 @@ def record_block(record: RecordAnswer) -> str:
 
 def material(hits: list[Hit], keys: list[KeySentence], record: Optional[RecordAnswer],
              max_chars: int) -> tuple[str, dict[str, str]]:
-    """The record first; then each key sentence's passage (a window around the sentence), then the
-    other top passages, within ``max_chars``. Each block is labelled [1], [2]…: the model cites the
-    short label (a full citation costs ~30 tokens to read and again to write), the label is mapped
-    back to the passage's citation."""
+    """The record first (at most ``RECORD_SHARE`` of the budget); then each key sentence with
+    ``CONTEXT_CHARS`` of its passage around it; then the start of other top passages while at least
+    ``MIN_BLOCK`` chars of the ``max_chars`` budget remain. Each block is labelled [1], [2]…: the
+    model cites the short label (a full citation costs ~30 tokens to read and again to write), the
+    label is mapped back to the passage's citation."""
     blocks: list[str] = []
     labels: dict[str, str] = {}
     used = 0
@@ -85,20 +89,22 @@ def material(hits: list[Hit], keys: list[KeySentence], record: Optional[RecordAn
         used += len(text)
 
     if record is not None:
-        add(record_block(record)[: max_chars // 2], record.citation)
+        add(record_block(record)[: int(max_chars * RECORD_SHARE)], record.citation)
     by_id = {h.chunk_id: h for h in hits}
-    order: list[Hit] = []
+    shown: set[str] = {record.chunk_id} if record is not None else set()
     for k in keys:
         h = by_id.get(k.chunk_id)
-        if h is not None and h not in order and (record is None or h.chunk_id != record.chunk_id):
-            order.append(h)
-    order += [h for h in hits[:PASSAGES] if h not in order and (record is None or h.chunk_id != record.chunk_id)]
-    anchors = {k.chunk_id: k.text for k in reversed(keys)}
-    for h in order:
         room = max_chars - used
-        if room < MIN_BLOCK:
-            break
-        add(window(h.text, anchors.get(h.chunk_id), min(room, max(MIN_BLOCK * 3, max_chars // 2))), h.citation)
+        if h is None or h.chunk_id in shown or room < MIN_BLOCK:
+            continue
+        shown.add(h.chunk_id)
+        add(window(h.text, k.text, min(room, len(k.text) + CONTEXT_CHARS)), h.citation)
+    for h in hits[:PASSAGES]:
+        room = max_chars - used
+        if h.chunk_id in shown or room < MIN_BLOCK:
+            continue
+        shown.add(h.chunk_id)
+        add(window(h.text, None, room), h.citation)
     return "\n\n".join(blocks), labels
 
 
@@ -114,7 +120,7 @@ def window(text: str, anchor: Optional[str], size: int) -> str:
 
 
 def build_prompt(question: str, hits: list[Hit], keys: list[KeySentence], record: Optional[RecordAnswer],
-                 kind: str, max_chars: int = 700) -> Prompt:
+                 kind: str, max_chars: int = 450) -> Prompt:
     """The prompt for one answer, and the map from the labels it uses to citations."""
     text, labels = material(hits, keys, record, max_chars)
     user = (f"<资料>\n{text}\n</资料>\n\n"
