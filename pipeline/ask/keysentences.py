@@ -4,7 +4,8 @@ cover the question, verbatim, each with its chunk id and citation. Needs no LLM,
 
 Scoring: a sentence's score is the share of the question's content it covers (``coverage``), times a
 rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
-passages), times a penalty for sentences that ask (exercise text); a heading or an announcement
+passages), times a penalty for sentences that ask (exercise text), times a bonus for the sentence
+that defines the asked term when the question asks for a definition; a heading or an announcement
 ("区别如下：") is joined to the sentence after it; sentences over ``LONG_SENTENCE`` chars are trimmed
 for display. A past-paper record offers its answer (with the
 chosen option's text) and analysis, not its stem. With the index vocabulary, the question's content is its indexed words (the BM25
@@ -30,26 +31,46 @@ MIN_CHARS = 6  # shorter sentences say too little to stand alone ("答案：B" i
 MIN_SCORE = 0.2  # below this share of the question's content a sentence is not a key sentence
 MIN_GAIN = 0.1  # a further sentence must add this much coverage
 KEEP_RATIO = 0.5  # …and score at least half of the best one
+FOCUS_WEIGHT = 1.5  # terms of the question's last clause (what is asked)
+DEFINITION_FACTOR = 1.2  # a concept question prefers the sentence that defines its term
 QUESTION_PENALTY = 0.3  # a sentence asking something (…是多少？) is rarely the answer
 ASKED_FACTOR = 1.02  # a question joined to its answer (FAQ-style notes) wins ties: it asks what the student asks
 HEADING_CHARS = 20  # a line this short without an end mark is a heading
 _ASKING = re.compile(r"[?？]\s*$|什么|多少|为什么|如何|哪些|哪个|是否|吗\s*[。]?$|[(（]\s*[)）]\s*[。.]?$")
 _ASKED = re.compile(r"[?？]$")
+_BULLET = re.compile(r"^\s*(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)+")
+_PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
+_DEFINES = re.compile(r"^[^。，,]{0,8}?(?:是|指|即|称为|就是|[:：])")
+_ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意思|含义|定义|是指")
 _INTRO = re.compile(r"(?:以下|如下|下列|几点|几个方面)[^。]{0,6}[。：:]?$|[：:]$")
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
 
 
 def question_terms(question: str, vocab=None) -> dict[str, float]:
     """Content terms of the question with weights. With a vocabulary: indexed words (≥ 2 chars or
-    Latin), weight = length, so 平均查找长度 outweighs 查找; without: bigrams, weight 1."""
+    Latin), weight = length, so 平均查找长度 outweighs 查找; without: bigrams, weight 1. Terms of the
+    last clause weigh ``FOCUS_WEIGHT`` times more when there are several: a Chinese question sets
+    the scene first and asks last ("死锁的必要条件里，请求和保持条件指什么")."""
+    q = normalise(question)
+    clauses = [c for c in re.split(r"[，,；;：:]", q) if c.strip()]
+    last = clauses[-1] if len(clauses) > 1 else ""
     if vocab:
         from pipeline.text.tokenize import tokenize_query
 
-        q = QUESTION_WORDS.sub(" ", normalise(question))
-        toks = {t for t in tokenize_query(q, vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
+        toks = {t for t in tokenize_query(QUESTION_WORDS.sub(" ", q), vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
         if toks:
-            return {t: float(len(t)) for t in toks}
-    return {g: 1.0 for g in grams(question, drop_question_words=True)}
+            return {t: len(t) * (FOCUS_WEIGHT if last and t in last.lower() else 1.0) for t in toks}
+    return {g: FOCUS_WEIGHT if last and g in last.lower() else 1.0 for g in grams(question, drop_question_words=True)}
+
+
+def is_definition(sentence: str, terms: dict[str, float]) -> bool:
+    """The sentence defines a question term: "RAID（…）是将多个…", "+ 进程：是…", "SPOOLing技术即…"."""
+    s = _PAREN.sub("", _BULLET.sub("", normalise(sentence))).lower()
+    for t in terms:
+        if s.startswith(t) and not (t.isascii() and re.match(r"[a-z0-9]", s[len(t):len(t) + 1])):
+            if _DEFINES.match(s[len(t):len(t) + 12]):
+                return True
+    return False
 
 
 def coverage(terms: dict[str, float], text: str, covered: Optional[set[str]] = None) -> tuple[float, set[str]]:
@@ -135,9 +156,12 @@ def trim(sentence: str) -> str:
 def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_SENTENCES) -> list[KeySentence]:
     """The key sentences, best first (see the module docstring for the scoring)."""
     terms = question_terms(question, vocab)
+    defining = bool(_ASKS_DEFINITION.search(question))
     pool = []  # (standalone score, sentence, hit)
     for s, h in candidates(hits):
         rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
+        if defining and is_definition(s, terms):
+            rank_w *= DEFINITION_FACTOR
         pool.append((coverage(terms, s)[0] * rank_w, rank_w, s, h))
     chosen: list[KeySentence] = []
     covered: set[str] = set()
