@@ -33,12 +33,14 @@ MIN_GAIN = 0.1  # a further sentence must add this much coverage
 KEEP_RATIO = 0.5  # …and score at least half of the best one
 FOCUS_WEIGHT = 1.5  # terms of the question's last clause (what is asked)
 DEFINITION_FACTOR = 1.2  # a concept question prefers the sentence that defines its term
+TITLE_FACTOR = 1.1  # a passage whose own heading is the question's subject (§ 奇偶校验码 for 奇偶校验码…)
 QUESTION_PENALTY = 0.3  # a sentence asking something (…是多少？) is rarely the answer
 ASKED_FACTOR = 1.02  # a question joined to its answer (FAQ-style notes) wins ties: it asks what the student asks
 HEADING_CHARS = 20  # a line this short without an end mark is a heading
-_ASKING = re.compile(r"[?？]\s*$|什么|多少|为什么|如何|哪些|哪个|是否|吗\s*[。]?$|[(（]\s*[)）]\s*[。.]?$")
+_ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[)）]\s*[。.]?$")  # ends as a question or a blank
 _ASKED = re.compile(r"[?？]$")
 _BULLET = re.compile(r"^\s*(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)+")
+_HEAD_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#]+|[:：]$")
 _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
 _DEFINES = re.compile(r"^[^。，,]{0,8}?(?:是|指|即|称为|就是|[:：])")
 _ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意思|含义|定义|是指")
@@ -61,6 +63,16 @@ def question_terms(question: str, vocab=None) -> dict[str, float]:
         if toks:
             return {t: len(t) * (FOCUS_WEIGHT if last and t in last.lower() else 1.0) for t in toks}
     return {g: FOCUS_WEIGHT if last and g in last.lower() else 1.0 for g in grams(question, drop_question_words=True)}
+
+
+def titled(h: Hit, question: str, terms: dict[str, float]) -> bool:
+    """The passage's innermost heading names what the question is about."""
+    if not h.chapter_path or h.kind == "question":
+        return False
+    head = _HEAD_NOISE.sub("", normalise(h.chapter_path[-1])).lower()
+    if len(head) < 2:
+        return False
+    return head in normalise(question).lower() or coverage(terms, head)[0] >= 0.5
 
 
 def is_definition(sentence: str, terms: dict[str, float]) -> bool:
@@ -162,6 +174,8 @@ def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_
         rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
         if defining and is_definition(s, terms):
             rank_w *= DEFINITION_FACTOR
+        if titled(h, question, terms):
+            rank_w *= TITLE_FACTOR
         pool.append((coverage(terms, s)[0] * rank_w, rank_w, s, h))
     chosen: list[KeySentence] = []
     covered: set[str] = set()
