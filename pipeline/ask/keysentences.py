@@ -39,6 +39,7 @@ ASKED_FACTOR = 1.02  # a question joined to its answer (FAQ-style notes) wins ti
 HEADING_CHARS = 20  # a line this short without an end mark is a heading
 _ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[)）]\s*[。.]?$")  # ends as a question or a blank
 _ASKED = re.compile(r"[?？]$")
+_GOES_ON = re.compile(r"^(?:即|也就是说|也即|换言之|换句话说)")
 _BULLET = re.compile(r"^\s*(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)+")
 _HEAD_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#]+|[:：]$")
 _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
@@ -119,8 +120,14 @@ def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
 
 def joined_sentences(text: str) -> list[str]:
     """Sentences, where a heading ("1. 三次握手建立连接"), an announcement ("区别如下：") or a question
-    the text then answers ("为什么要三次握手？主要是为了…") is joined to the sentence after it."""
-    sents = split_sentences(text, semicolon=False)
+    the text then answers ("为什么要三次握手？主要是为了…") is joined to the sentence after it, and
+    a restatement ("即…") to the sentence before it."""
+    sents = []
+    for s in split_sentences(text, semicolon=False):
+        if sents and _GOES_ON.match(s):  # "即…": says the sentence before again, plainer
+            sents[-1] += s
+        else:
+            sents.append(s)
     out = []
     i = 0
     while i < len(sents):
