@@ -85,7 +85,7 @@ def render(a: Answer) -> str:
     if a.source == "none":
         return f"{CORE_HEAD}\n{core_text(a.key_sentences)}"
     if a.source == "grounded":
-        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n{FALLBACK_NOTE if a.claims else ''}".rstrip()
+        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n{ANSWER_HEAD}{FALLBACK_NOTE}"
     return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n{ANSWER_HEAD}{a.answer or ''}"
 
 

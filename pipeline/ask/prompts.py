@@ -22,6 +22,7 @@ Kind = Literal["choice", "calculation", "concept", "other"]
 PASSAGES = 3  # passages besides the key sentences' own that may fill the material
 MIN_BLOCK = 80  # chars; a smaller remainder of the budget is not worth a block
 RECORD_SHARE = 0.5  # of the material budget, at most, for a record's answer and analysis
+STEM_CHARS = 60  # of a record's stem, so the model can tell whether it is the question asked
 CONTEXT_CHARS = 120  # passage text shown around a key sentence (about a quarter before it)
 
 # option lines or an explicit ask for a letter
@@ -61,8 +62,9 @@ class Prompt(NamedTuple):
     labels: dict[str, str]  # "[1]" → the citation of the passage shown under that label
 
 
-def record_block(record: RecordAnswer) -> str:
-    parts = [f"{record.year}年第{record.number}题"]
+def record_block(record: RecordAnswer, stem: str = "") -> str:
+    """The record as the model sees it: which question (its stem, cut), the answer, the analysis."""
+    parts = [f"{record.year}年第{record.number}题" + (f"：{stem[:STEM_CHARS]}" if stem else "")]
     if record.answer:
         parts.append(f"答案：{record.answer}")
     if record.analysis:
@@ -88,9 +90,13 @@ def material(hits: list[Hit], keys: list[KeySentence], record: Optional[RecordAn
         blocks.append(f"{label} {text}")
         used += len(text)
 
-    if record is not None:
-        add(record_block(record)[: int(max_chars * RECORD_SHARE)], record.citation)
     by_id = {h.chunk_id: h for h in hits}
+    if record is not None:
+        from pipeline.ask.records import parse_record
+
+        rec_hit = by_id.get(record.chunk_id)
+        stem = parse_record(rec_hit.text)[0] if rec_hit else ""
+        add(record_block(record, stem)[: int(max_chars * RECORD_SHARE)], record.citation)
     shown: set[str] = {record.chunk_id} if record is not None else set()
     for k in keys:
         h = by_id.get(k.chunk_id)

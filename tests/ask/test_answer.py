@@ -73,6 +73,7 @@ def test_contradicting_main_claim_falls_back_to_the_grounded_core():
     assert a.claims[0].main and not a.claims[0].supported and "polarity" in a.claims[0].reason
     assert len(a.claims) == 1  # generation stopped at the failed main claim
     assert "是稳定的排序算法" not in "".join(streamed) and FALLBACK_NOTE in "".join(streamed)
+    assert "".join(streamed) == render(a)
 
 
 def test_unsupported_side_sentence_is_dropped_or_marked():
