@@ -12,8 +12,8 @@
 4. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
-   generation stops and the answer is the grounded core. A model refusal also falls back to the
-   core when the core covers the question well (``CORE_MIN_SCORE``), else it is a refusal.
+   generation stops and the answer is the grounded core, if the core is about the question
+   (``core_answers``), else the refusal. A model refusal is treated the same way.
 
 Material is passed only inside a delimited block, so instructions inside a document stay data.
 When the LLM call raises, the exception propagates (the caller prints its one-line message) with
@@ -39,7 +39,14 @@ from pipeline.models import Answer, Claim, Hit, KeySentence
 __all__ = ["REFUSAL", "SYSTEM", "PROMPT_VERSION", "AnswerConfig", "answer", "render", "should_refuse",
            "build_prompt", "order_for_context"]
 
-CORE_MIN_SCORE = 0.6  # a model refusal is overruled by a grounded core covering this much of the question
+# When the model's answer fails (or it refuses), the grounded core is the answer only if it is about
+# the question: its best sentence covers CORE_MIN_SCORE of the question's indexed words and the
+# passages cover CORE_MIN_COVERAGE of the question's characters (retrieval's coverage, which also
+# counts words the index does not know: 牛顿, 泰勒). Otherwise the answer is the refusal. Measured on
+# the real 408 index: the 4 out-of-scope questions that pass the retrieval check score ≤ 0.63 / ≤ 0.27
+# or ≤ 0.5 / any; 30 of 34 answerable non-record dev questions pass.
+CORE_MIN_SCORE = 0.6
+CORE_MIN_COVERAGE = 0.5
 CORE_HEAD = "原文要点："
 ANSWER_HEAD = "解答："
 FALLBACK_NOTE = "（生成的回答与资料不一致，已改为给出资料原文。）"
@@ -72,6 +79,12 @@ def should_refuse(r: Retrieval, min_coverage: float, min_bm25: float) -> bool:
     if not r.hits:
         return True
     return r.coverage < min_coverage and r.best_bm25 < min_bm25
+
+
+def core_answers(keys: list[KeySentence], retrieval: Retrieval) -> bool:
+    """May the grounded core stand as the answer? (see CORE_MIN_SCORE)"""
+    return bool(keys) and keys[0].score >= CORE_MIN_SCORE and (
+        retrieval.coverage >= CORE_MIN_COVERAGE or retrieval.exact_question)
 
 
 def core_text(keys: list[KeySentence]) -> str:
@@ -234,7 +247,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if not failed and (main is None or not main.supported):
         failed = True  # nothing was said, or the main claim (known only now) failed
     if failed:
-        if keys and (not stream.refused or keys[0].score >= CORE_MIN_SCORE):
+        if core_answers(keys, retrieval):
             emit(FALLBACK_NOTE)
             return done(Answer(**common, answer=core_text(keys), refused=False, source="grounded",
                                note="main claim not supported: answer is the grounded core"

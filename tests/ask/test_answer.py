@@ -111,7 +111,16 @@ def test_weak_record_leads_the_prompt_and_checks_the_letter():
     _, user = llm.calls[0]
     assert user.index("答案：C") < user.index("解析：") < user.index("</资料>")
     assert a.kind == "choice" and not a.claims[0].supported and "option" in a.claims[0].reason
-    assert a.source == "grounded"
+    assert a.source in ("grounded", "refusal") and "选B" not in (a.answer or "")
+
+
+def test_off_topic_question_that_passes_retrieval_is_refused_not_answered_with_a_core():
+    """Retrieval let it through on a generic word; the model answers from its own knowledge; the
+    claim fails, and the core (about something else) may not stand in: the answer is the refusal."""
+    hits = [_hit(1, "中断处理程序中不能出现睡眠或者放弃CPU的代码。", path=("操作系统", "中断"))]
+    r = Retrieval(hits=hits, best_bm25=4.7, coverage=0.3)
+    a = answer("如何提高睡眠质量？", r, FakeLlm(["保持规律作息，睡前不要使用手机。"]), min_coverage=0.2, min_bm25=9.0)
+    assert a.refused and a.answer == REFUSAL and a.key_sentences
 
 
 def test_no_llm_still_gives_the_grounded_core():
