@@ -27,12 +27,14 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from pipeline.ask.sentences import (CITATION, FUNCTION_CHARS, QUESTION_WORDS, containment, grams, normalise,
+from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, grams, normalise,
                                     split_sentences, strip_citations)
 from pipeline.models import Claim, Hit, RecordAnswer
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
+OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
+OBJECT_WEIGHT = 0.5  # a passage mention about the same object outranks others about the same subject
 
 
 class _Strict(BaseModel):
@@ -297,7 +299,7 @@ def _subject(text: str, start: int, prev_end: int) -> set[str]:
 def _subject_grams(text: str) -> set[str]:
     """Bigrams without function characters, and Latin names (FIFO, SRAM); no numbers or formulas."""
     return {g for g in grams(text)
-            if not re.search(r"\d", g) and not (set(g) & FUNCTION_CHARS) and not (g.isascii() and len(g) < 2)}
+            if not re.search(r"\d", g) and not (set(g) & PURE_FUNCTION) and not (g.isascii() and len(g) < 2)}
 
 
 def _subject_overlap(claim: set[str], passage: set[str]) -> float:
@@ -333,24 +335,37 @@ def check_polarity(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[s
             prev = end
             if _weight(subj) < 2:  # "是稳定的。": the subject is the question's
                 subj = subj | _question_subject(ev.question, pair)
-            verdict = _passage_side(subj, pair, ev, rules, need)
+            verdict = _passage_side(subj, _object(text, end), pair, ev, rules, need)
             if verdict and side not in verdict[0]:
                 said = text[start:end]
                 return f"polarity: says {said}, the passage says {verdict[1]}"
     return None
 
 
-def _passage_side(subj: set[str], pair: PolarityPair, ev: Evidence, rules: ClaimRules,
+def _object(text: str, end: int) -> set[str]:
+    """What a polarity term is about, after it: 需要|刷新, 能|隔离广播域 (to the next mark)."""
+    m = re.match(r"[^，,。；;：:！？!?\n]{0,OBJECT_CHARS}".replace("OBJECT_CHARS", str(OBJECT_CHARS)), text[end:])
+    return _subject_grams(m.group() if m else "")
+
+
+def _passage_side(subj: set[str], obj: set[str], pair: PolarityPair, ev: Evidence, rules: ClaimRules,
                   need: float) -> Optional[tuple[set[str], str]]:
-    """Sides the passages take about ``subj`` (the best-matching mentions), with a sample term."""
+    """Sides the passages take about ``subj`` (the best-matching mentions), with a sample term.
+    A mention qualifies by its subject; among those, one that also speaks of the same object
+    (需要刷新, not 需要2^n条线路) ranks higher by ``OBJECT_WEIGHT``. In a table row the object is
+    often in the header before the cell ("读出后需要重写（刷新）；SRAM：不用"), so the object is
+    looked for on both sides of the passage's term."""
     best, sides, sample = 0.0, set(), ""
     for unit, _ in ev.units:
         prev = 0
         for start, end, side in polarity_terms(unit, pair, rules):
-            score = _subject_overlap(subj, _subject(unit, start, prev))
+            around = _subject(unit, start, prev)
             prev = end
+            score = _subject_overlap(subj, around)
             if score < need:
                 continue
+            if obj:
+                score += OBJECT_WEIGHT * containment(obj, around | _object(unit, end))
             if score > best + 0.05:
                 best, sides, sample = score, {side}, unit[start:end]
             elif score >= best - 0.05:
