@@ -35,6 +35,7 @@ DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
 OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
 OBJECT_WEIGHT = 0.5  # a passage mention about the same object outranks others about the same subject
+SHARED_SUBJECT = 0.8  # the subject of the term before (shared: "X可以…，但不能…") counts this much
 
 
 class _Strict(BaseModel):
@@ -357,11 +358,13 @@ def _passage_side(subj: set[str], obj: set[str], pair: PolarityPair, ev: Evidenc
     looked for on both sides of the passage's term."""
     best, sides, sample = 0.0, set(), ""
     for unit, _ in ev.units:
-        prev = 0
+        prev, prev_from = 0, 0
         for start, end, side in polarity_terms(unit, pair, rules):
             around = _subject(unit, start, prev)
-            prev = end
-            score = _subject_overlap(subj, around)
+            # "交换机可以隔离冲突域，但不能隔离广播域": the subject of the term before is shared
+            wide = _subject(unit, start, prev_from)
+            prev_from, prev = max(prev, start - SUBJECT_CHARS, 0), end
+            score = max(_subject_overlap(subj, around), SHARED_SUBJECT * _subject_overlap(subj, wide))
             if score < need:
                 continue
             if obj:
