@@ -8,10 +8,13 @@ A sentence is supported when all of these hold (rules and thresholds in ``claims
    record, one of the question's own option labels;
 3. **polarity**: where it uses one side of an opposite pair (稳定/不稳定, 串行/并行, 需要/不需要…)
    and a passage says something about the same subject with that pair, the passage agrees;
-4. **overlap**: enough of its content occurs in one passage (plus the question).
+4. **entities**: when the question contrasts two things (进程和线程), what the answer says of one
+   the passage does not say of the other only;
+5. **overlap**: enough of its content occurs in one passage (plus the question).
 
 The small model's typical failures are exactly these: an invented number (满分100分), the opposite
-of the passage (快速排序稳定), a wrong letter, a sentence from its own knowledge.
+of the passage (快速排序稳定), the two compared things swapped, a wrong letter, a sentence from its
+own knowledge.
 """
 
 from __future__ import annotations
@@ -101,6 +104,12 @@ class PolarityRules(_Strict):
     pairs: list[PolarityPair]
 
 
+class EntityRules(_Strict):
+    conjunctions: list[str]
+    min_predicate: float
+    clause_marks: str
+
+
 class ClaimRules(_Strict):
     version: int
     unsupported: Literal["drop", "mark"] = "drop"
@@ -109,6 +118,7 @@ class ClaimRules(_Strict):
     numbers: NumberRules
     options: OptionRules
     polarity: PolarityRules
+    entities: Optional[EntityRules] = None
 
 
 @lru_cache(maxsize=4)
@@ -133,6 +143,8 @@ class Evidence:
     question_grams: set[str] = field(default_factory=set)
     units: list[tuple[str, Hit]] = field(default_factory=list)  # passage lines, for polarity
     labels: set[str] = field(default_factory=set)  # option labels in the question
+    entities: list[str] = field(default_factory=list)  # the two things the question contrasts
+    clauses: list[str] = field(default_factory=list)  # passage clauses, for swaps
 
     @classmethod
     def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
@@ -142,6 +154,9 @@ class Evidence:
         ev.question_grams = grams(question, drop_question_words=True)
         ev.units = [(normalise(line), h) for h in hits for line in re.split(r"[\n。！？]", h.text) if line.strip()]
         ev.labels = set(re.findall(rules.options.label_pattern, normalise(question), flags=re.M))
+        ev.entities = question_entities(question, rules)
+        if ev.entities:
+            ev.clauses = [c for h in hits for c in _clauses(h.text, rules)]
         return ev
 
     def record_letters(self) -> set[str]:
@@ -377,6 +392,67 @@ def _passage_side(subj: set[str], obj: set[str], pair: PolarityPair, ev: Evidenc
     return (sides, sample) if sides else None
 
 
+def question_entities(question: str, rules: ClaimRules) -> list[str]:
+    """The two things a question contrasts: 进程和线程…, SRAM和DRAM…, 流量控制和拥塞控制…
+    (a Chinese entity on the right is cut to the length of the one on the left)."""
+    if rules.entities is None:
+        return []
+    conj = "|".join(re.escape(c) for c in rules.entities.conjunctions)
+    cjk = rf"[^\W\dA-Za-z_{''.join(PURE_FUNCTION)}]"
+    m = re.search(rf"([A-Za-z][A-Za-z0-9+]*{cjk}{{0,4}}|{cjk}{{2,6}})\s*(?:{conj})\s*([A-Za-z0-9+]*)({cjk}*)",
+                  normalise(question))
+    if not m:
+        return []
+    left = m.group(1)
+    tail = len(re.sub(r"^[A-Za-z][A-Za-z0-9+]*", "", left))  # Chinese chars after a Latin head: B树 → 1
+    right = m.group(2) + m.group(3)[:tail] if m.group(2) else m.group(3)[: len(left)]
+    return [left, right] if left.lower() != right.lower() and len(right) >= 2 else []
+
+
+def _clauses(text: str, rules: ClaimRules) -> list[str]:
+    return [c for c in re.split(rf"[{rules.entities.clause_marks}\n]", normalise(strip_citations(text))) if c.strip()]
+
+
+def _mentions(clause: str, entities: list[str]) -> list[str]:
+    low = clause.lower()
+    return [e for e in entities if e.lower() in low]
+
+
+def _predicate(clause: str, entities: list[str]) -> set[str]:
+    for e in entities:
+        clause = re.sub(re.escape(e), " ", clause, flags=re.I)
+    return _subject_grams(clause)
+
+
+def check_entities(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    """A swap of the two things the question contrasts ("进程是调度的基本单位" where the passage
+    says 线程 is): for a clause of the answer naming one of them, the passage clauses saying the
+    same thing (``min_predicate`` of its other words) must name the same one."""
+    entities = ev.entities
+    if len(entities) != 2:
+        return None
+    for clause in _clauses(sentence, rules):
+        named = _mentions(clause, entities)
+        pred = _predicate(clause, entities)
+        if len(named) != 1 or len(pred) < 2:
+            continue
+        best, who = 0.0, set()
+        for unit in ev.clauses:
+            other = _mentions(unit, entities)
+            if len(other) != 1:
+                continue
+            score = containment(pred, _predicate(unit, entities))
+            if score < rules.entities.min_predicate:
+                continue
+            if score > best + 0.05:
+                best, who = score, {other[0]}
+            elif score >= best - 0.05:
+                who.add(other[0])
+        if who and named[0] not in who:
+            return f"swap: the passage says this of {'/'.join(sorted(who))}, not {named[0]}"
+    return None
+
+
 def check_overlap(sentence: str, citations: list[str], ev: Evidence,
                   rules: ClaimRules) -> tuple[Optional[str], Optional[Hit]]:
     """(reason or None, the passage that backs the sentence best)."""
@@ -401,7 +477,7 @@ def check_overlap(sentence: str, citations: list[str], ev: Evidence,
 def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
     reason = (check_options(sentence, ev, rules) or check_numbers(sentence, ev, rules)
-              or check_polarity(sentence, ev, rules) or reason_overlap)
+              or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap)
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)
 

@@ -89,3 +89,17 @@ def test_user_rules_can_add_a_polarity_pair(tmp_path):
     answer = "Floyd算法允许图中有带负权值的边组成的回路。"
     assert check(answer, hits, "Floyd能处理负权回路吗")[0].supported  # the shipped rules do not know 允许
     assert not check(answer, hits, "Floyd能处理负权回路吗", rules=rules)[0].supported
+
+
+@pytest.mark.parametrize("question,entities", [
+    ("进程和线程谁是调度的基本单位，谁是资源分配的基本单位", ["进程", "线程"]),
+    ("SRAM和DRAM哪个要刷新？", ["SRAM", "DRAM"]),
+    ("流量控制和拥塞控制有啥不一样", ["流量控制", "拥塞控制"]),
+    ("B树和B+树查找方式有什么不同？", ["B树", "B+树"]),
+    ("邮件的发送和读取分别用什么协议", ["发送", "读取"]),
+    ("折半查找的时间复杂度是多少", []),
+])
+def test_question_entities(question, entities):
+    from pipeline.ask.claims import question_entities
+
+    assert question_entities(question, load_rules()) == entities
