@@ -163,7 +163,7 @@ def rejudge(path: Path, qa: Path) -> None:
     refs = {q["id"]: q for q in read_questions(qa)}
     rows = [json.loads(line) for line in open(path, encoding="utf-8") if '"summary"' not in line[:12]]
     for r in rows:
-        j = judge(r["answer"], refs[r["id"]]["answer"], refused=r["refused"])
+        j = judge(r["answer"], refs[r["id"]]["answer"], refused=r["refused"], question=refs[r["id"]]["question"])
         r["verdict"], r["reason"] = j.verdict, j.reason
         print(f"{r['id']} {r['verdict']:<8} {r['reason']}")
     print_table(summarise_answers(rows))

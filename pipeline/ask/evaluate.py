@@ -108,7 +108,7 @@ def answer_row(q: dict, a: Answer, seconds: float) -> dict:
     from pipeline.ask.claims import check
     from pipeline.ask.judge import answer_letter, judge
 
-    verdict = judge(a.answer, q.get("answer", ""), refused=a.refused)
+    verdict = judge(a.answer, q.get("answer", ""), refused=a.refused, question=q["question"])
     shown = check(a.answer or "", a.hits, q["question"], record=a.record) if a.answer and not a.refused else []
     bad = [c for c in shown if not c.supported]
     record_ok = None

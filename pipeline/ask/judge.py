@@ -8,7 +8,8 @@
   they are all single digits (``大于1``, ``2MSL``), the key terms must occur too.
 - **terms** otherwise: right when at least ``TERM_SHARE`` of the reference's key content (character
   bigrams of its first clause, parentheses removed) occurs in the answer, and the answer does not
-  take the opposite side of a polarity pair the reference uses (能/不能, 需要/不需要, 稳定/不稳定…).
+  take the opposite side of a polarity pair the reference uses (能/不能, 需要/不需要, 稳定/不稳定…),
+  nor swap the two things the question contrasts (given the ``question``).
 
 ``TERM_SHARE`` was set on 34 grounded-core answers labelled by hand (0.6 called three right
 paraphrases wrong); the judge was then checked by hand on 20 generated answers
@@ -96,7 +97,26 @@ def _opposite(reference: str, answer: str) -> Optional[str]:
     return None
 
 
-def judge(answer: Optional[str], reference: str, refused: bool = False) -> Judgement:
+def _swapped(reference: str, answer: str, question: str) -> Optional[str]:
+    """The answer says of one of the question's two contrasted things what the reference says of
+    the other (the claim rule ``check_entities``, with the reference as the passage)."""
+    if not question:
+        return None
+    from pipeline.ask.claims import Evidence, check_entities
+    from pipeline.models import Hit
+
+    rules = load_rules()
+    ref = Hit(rank=1, chunk_id="reference", doc_id="", source="", chapter_path=[], chunk_position=1, pages=[],
+              score=1.0, text=reference)
+    ev = Evidence.build([ref], question, rules)
+    for sentence in re.split(r"[。！？\n]", answer):
+        why = check_entities(sentence, ev, rules)
+        if why:
+            return why
+    return None
+
+
+def judge(answer: Optional[str], reference: str, refused: bool = False, question: str = "") -> Judgement:
     text = normalise(strip_citations(answer or ""))
     if refused or not text.strip() or text.strip() == REFUSAL:
         return Judgement("refused", "no answer")
@@ -122,5 +142,8 @@ def judge(answer: Optional[str], reference: str, refused: bool = False) -> Judge
     flip = _opposite(key, text)
     if flip:
         return Judgement("wrong", f"opposite polarity ({flip})")
+    swap = _swapped(reference, text, question)
+    if swap:
+        return Judgement("wrong", swap)
     return Judgement("right" if share >= TERM_SHARE else "wrong", f"key terms {share:.2f} of '{key}'"
                      + ("" if chosen or not letter else "; no option named"))

@@ -55,3 +55,10 @@ def test_answer_letter_is_the_earliest_choice():
 def test_key_numbers_skip_derivations_and_parentheses():
     assert key_numbers("2^9-2=510（选C）") == ["510"]
     assert key_numbers("最短帧长64B（512bit），争用期51.2μs") == ["64", "51.2"]
+
+
+def test_swapped_answer_is_wrong_given_the_question():
+    q = "进程和线程谁是调度的基本单位，谁是资源分配的基本单位"
+    ref = "进程是资源分配的基本单位，线程是独立调度的基本单位"
+    assert judge("进程是调度的基本单位，线程是资源分配的基本单位。", ref, question=q).verdict == "wrong"
+    assert judge("进程是资源分配的基本单位，线程是调度的基本单位。", ref, question=q).verdict == "right"
