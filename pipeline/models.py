@@ -254,6 +254,7 @@ class Answer(BaseModel):
     record: Optional[RecordAnswer] = None
     source: Literal["record", "llm", "grounded", "refusal", "none"] = "none"  # what the answer text is
     prompt_version: Optional[str] = None
+    generated: Optional[str] = None  # the model's own text, before the claim check (for eval and debugging)
     timings: dict[str, float] = Field(default_factory=dict)  # seconds: "total", "first_token", "llm"
 
 

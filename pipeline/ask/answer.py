@@ -224,8 +224,11 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     stream = _SentenceStream(checker, emit, cfg.unsupported or rules.unsupported, rules.mark, prompt.labels)
     t_llm = time.perf_counter()
 
+    generated: list[str] = []
+
     def on_llm_token(piece: str) -> None:
         timings.setdefault("llm_first_token", round(time.perf_counter() - t0, 3))
+        generated.append(piece)
         stream.feed(piece)
 
     failed = False
@@ -242,7 +245,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         timings["llm"] = round(time.perf_counter() - t_llm, 3)
     claims = checker.claims
     checker_main(claims, checker)
-    common = dict(**base, kind=kind, key_sentences=keys, record=record, claims=claims)
+    common = dict(**base, kind=kind, key_sentences=keys, record=record, claims=claims, generated="".join(generated))
     main = next((c for c in claims if c.main), None)
     if not failed and (main is None or not main.supported):
         failed = True  # nothing was said, or the main claim (known only now) failed

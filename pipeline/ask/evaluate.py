@@ -125,7 +125,7 @@ def answer_row(q: dict, a: Answer, seconds: float) -> dict:
             "unsupported": [{"text": c.text, "reason": c.reason} for c in bad],
             "unsupported_number": any(c.reason.startswith("number") for c in bad),
             "record": a.record.model_dump(include={"year", "number", "match", "answer"}) if a.record else None,
-            "record_ok": record_ok, "claims": [c.model_dump() for c in a.claims],
+            "record_ok": record_ok, "generated": a.generated, "claims": [c.model_dump() for c in a.claims],
             "key_sentences": [k.model_dump() for k in a.key_sentences]}
 
 
