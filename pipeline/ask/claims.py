@@ -30,11 +30,12 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, grams, normalise,
+from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, content, grams, normalise,
                                     split_sentences, strip_citations)
 from pipeline.models import Claim, Hit, RecordAnswer
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
+QUOTE_CHARS = 8  # a sentence this long found word for word in a passage is supported as a quote
 SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
 OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
 OBJECT_WEIGHT = 0.5  # a passage mention about the same object outranks others about the same subject
@@ -145,12 +146,14 @@ class Evidence:
     labels: set[str] = field(default_factory=set)  # option labels in the question
     entities: list[str] = field(default_factory=list)  # the two things the question contrasts
     clauses: list[str] = field(default_factory=list)  # passage clauses, for swaps
+    hit_texts: list[str] = field(default_factory=list)  # passages as content, no whitespace (quotes)
 
     @classmethod
     def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
         ev = cls(hits=hits, question=question, record=record)
         ev.hay = _squash(normalise("\n".join([h.text for h in hits] + [question])))
         ev.hit_grams = [grams(h.text) for h in hits]
+        ev.hit_texts = [_squash(content(h.text)) for h in hits]
         ev.question_grams = grams(question, drop_question_words=True)
         ev.units = [(normalise(line), h) for h in hits for line in re.split(r"[\n。！？]", h.text) if line.strip()]
         ev.labels = set(re.findall(rules.options.label_pattern, normalise(question), flags=re.M))
@@ -166,6 +169,11 @@ class Evidence:
         if re.fullmatch(r"[A-D](?:\s*[、,，和]\s*[A-D])*\s*[。.]?", ans) or self.record.qtype == "choice":
             return set(re.findall(r"[A-D]", ans[:12]))
         return set()
+
+
+def _record_letters(text: str) -> set[str]:
+    m = re.search(r"^答案[:：]\s*([A-D](?:\s*[、,，和]\s*[A-D])*)\s*[。.]?\s*$", text, re.M)
+    return set(re.findall(r"[A-D]", m.group(1))) if m else set()
 
 
 def _squash(text: str) -> str:
@@ -248,6 +256,7 @@ def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
     """None when every number is backed, else the reason."""
     nr = rules.numbers
     text = re.sub(nr.enumerators, "", normalise(strip_citations(sentence)), flags=re.M)
+    text = re.sub(r"(?<=\d) +(?=\d{3}(?!\d))", "", text)  # 125 000 → 125000, as in the passages
     aliases = _unit_groups(rules)
     computed: set[str] = set()
     if nr.arithmetic:
@@ -271,7 +280,7 @@ def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
     return None
 
 
-def check_options(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[Hit] = None) -> Optional[str]:
     text = normalise(strip_citations(sentence))
     letters: set[str] = set()
     for p in rules.options.claim_patterns:
@@ -285,6 +294,8 @@ def check_options(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
     if ev.labels:
         bad = letters - ev.labels
         return f"option {''.join(sorted(bad))} is not an option of the question" if bad else None
+    if hit is not None and hit.kind == "question" and letters <= _record_letters(hit.text):
+        return None  # quoting the answer line of the record it stands on
     return f"option {''.join(sorted(letters))} not backed by a record's answer or the question's options"
 
 
@@ -475,8 +486,13 @@ def check_overlap(sentence: str, citations: list[str], ev: Evidence,
 
 
 def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
+    quoted = _squash(content(sentence))
+    if len(quoted) >= QUOTE_CHARS:
+        for h, text in zip(ev.hits, ev.hit_texts):
+            if quoted in text:  # a passage's own words (the grounded core, a copied sentence)
+                return Claim(text=strip_citations(sentence), supported=True, reason="quoted", citation=h.citation)
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
-    reason = (check_options(sentence, ev, rules) or check_numbers(sentence, ev, rules)
+    reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap)
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)
