@@ -31,10 +31,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, content, grams, normalise,
-                                    split_sentences, strip_citations)
+                                    novelty, split_sentences, strip_citations)
 from pipeline.models import Claim, Hit, RecordAnswer
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
+MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
 QUOTE_CHARS = 8  # a sentence this long found word for word in a passage is supported as a quote
 SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
 OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
@@ -207,6 +208,8 @@ def _unit_groups(rules: ClaimRules) -> list[tuple[str, int]]:
 
 def _unit_after(text: str, pos: int, aliases: list[tuple[str, int]]) -> Optional[int]:
     rest = text[pos:pos + 12].lstrip()
+    if rest.startswith("个") and _unit_after(rest, 1, aliases) is not None:
+        return _unit_after(rest, 1, aliases)  # 8个字节 is 8 字节
     for alias, group in aliases:
         if rest.startswith(alias):
             nxt = rest[len(alias):len(alias) + 1]
@@ -274,9 +277,12 @@ def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
         unit = _unit_after(text, m.end(), aliases)
         if not ends:
             return f"number {num} not in the passages"
-        if unit is not None and not any(_unit_after(ev.hay, e, aliases) == unit for e in ends):
-            shown = text[m.start():m.end() + 4].strip()
-            return f"number {shown} (with its unit) not in the passages"
+        if unit is None:
+            continue
+        units_there = {_unit_after(ev.hay, e, aliases) for e in ends}
+        if unit not in units_there and None not in units_there:  # a bare "41~47 题" is not against 41题
+            alias = next(a for a, g in aliases if g == unit and text[m.end():].lstrip().lstrip("个").startswith(a))
+            return f"number {num}{alias} (with its unit) not in the passages"
     return None
 
 
@@ -520,12 +526,14 @@ def check(answer_text: str, hits: list[Hit], question: str, *, record: Optional[
             claims.append(Claim(text=strip_citations(sentence), supported=True, reason="no claim"))
             continue
         claims.append(check_sentence(sentence, cites, ev, rules))
-    mark_main(claims, rules, kind)
+    mark_main(claims, rules, kind, question)
     return claims
 
 
-def mark_main(claims: list[Claim], rules: ClaimRules, kind: Optional[str]) -> None:
+def mark_main(claims: list[Claim], rules: ClaimRules, kind: Optional[str], question: str = "") -> None:
     stating = [c for c in claims if c.reason != "no claim"]
+    if question:
+        stating = [c for c in stating if novelty(c.text, question) >= MIN_NOVELTY] or stating
     if kind == "choice":
         named = [c for c in stating if any(re.search(p, normalise(c.text), flags=re.M)
                                            for p in rules.options.claim_patterns)]
@@ -551,10 +559,14 @@ class Checker:
             claim = check_sentence(sentence, citations, self.ev, self.rules)
             if not any(c.main for c in self.claims) and self._can_be_main(claim):
                 claim.main = True
+            if claim.supported and not claim.main and novelty(sentence, self.ev.question) < MIN_NOVELTY:
+                claim.reason = claim.reason or "restates the question"
         self.claims.append(claim)
         return claim
 
     def _can_be_main(self, claim: Claim) -> bool:
+        if novelty(claim.text, self.ev.question) < MIN_NOVELTY:
+            return False  # "B树和B+树查找方式不同。" says nothing the question did not
         if self.kind != "choice":
             return True
         return any(re.search(p, normalise(claim.text), flags=re.M) for p in self.rules.options.claim_patterns)

@@ -131,9 +131,10 @@ def judge(answer: Optional[str], reference: str, refused: bool = False, question
         ok = _has_number(nums[0], text) and len(present) >= NUMBER_SHARE * len(nums)
         why = f"numbers {len(present)}/{len(nums)} of {','.join(nums)}"
         if ok and all(len(n) == 1 for n in nums):  # "大于1", "2MSL": a lone digit is in any text
-            words = grams(_NUM.sub(" ", key))
-            share = containment(words, grams(text))
-            ok = share >= TERM_SHARE or not words
+            rest = _NUM.sub(" ", key)
+            words = grams(rest)
+            share = containment(words, grams(text)) if words else float(all(w in text for w in rest.split()))
+            ok = share >= TERM_SHARE
             why += f"; single digits, so also key terms {share:.2f}"
         return Judgement("right" if ok else "wrong", why + ("" if chosen or not letter else "; no option named"))
     share = containment(grams(key), grams(text))

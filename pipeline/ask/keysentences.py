@@ -20,17 +20,18 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.sentences import QUESTION_WORDS, containment, content, grams, normalise, split_sentences
+from pipeline.ask.sentences import QUESTION_WORDS, containment, content, grams, normalise, novelty, split_sentences
 from pipeline.models import Hit, KeySentence
 
 MAX_SENTENCES = 3
 MAX_HITS = 5  # passages looked at (the top of the ranking)
 RANK_DISCOUNT = 0.08  # score × (1 − 0.08 × (rank − 1)): hit 5 keeps 68 %
 LONG_SENTENCE = 160  # chars; longer sentences are cut at a clause boundary near here for display
-MIN_CHARS = 6  # shorter sentences say too little to stand alone ("答案：B" is kept for records)
+MIN_CHARS = 8  # shorter sentences ("+ 半导体存储器。") say too little to stand alone
 MIN_SCORE = 0.2  # below this share of the question's content a sentence is not a key sentence
 MIN_GAIN = 0.1  # a further sentence must add this much coverage
 KEEP_RATIO = 0.5  # …and score at least half of the best one
+MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's words is penalised like a question
 FOCUS_WEIGHT = 1.5  # terms of the question's last clause (what is asked)
 DEFINITION_FACTOR = 1.2  # a concept question prefers the sentence that defines its term
 TITLE_FACTOR = 1.1  # a passage whose own heading is the question's subject (§ 奇偶校验码 for 奇偶校验码…)
@@ -112,7 +113,7 @@ def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
     out: list[tuple[str, Hit]] = []
     for h in hits[:MAX_HITS]:
         for s in record_sentences(h.text) if h.kind == "question" else joined_sentences(h.text):
-            if _RECORD_HEAD.match(s) or len(s) < MIN_CHARS:
+            if _RECORD_HEAD.match(s) or len(_BULLET.sub("", s).strip(" 。；;")) < MIN_CHARS:
                 continue
             out.append((trim(s), h))
     return out
@@ -183,6 +184,8 @@ def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_
             rank_w *= DEFINITION_FACTOR
         if titled(h, question, terms):
             rank_w *= TITLE_FACTOR
+        if novelty(s, question) < MIN_NOVELTY:
+            rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
         pool.append((coverage(terms, s)[0] * rank_w, rank_w, s, h))
     chosen: list[KeySentence] = []
     covered: set[str] = set()

@@ -79,3 +79,15 @@ def containment(needle: set[str], hay: set[str]) -> float:
 
 def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
+
+
+YES_NO = re.compile(r"吗|是否|能否|能不能|有没有|是不是|要不要|会不会|可不可以|还是")
+
+
+def novelty(text: str, question: str) -> float:
+    """Share of the text's content not already in the question (0: it only restates the question).
+    A yes/no question is answered by restating it ("快速排序是稳定的"): then every text counts as new."""
+    if YES_NO.search(question):
+        return 1.0
+    g = grams(text)
+    return 1.0 - containment(g, grams(question)) if g else 0.0
