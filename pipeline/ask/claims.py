@@ -36,6 +36,7 @@ from pipeline.models import Claim, Hit, RecordAnswer
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
+NUMBER_CONTEXT = 12  # chars each side of a number (within its sentence) that say what it is a number of
 QUOTE_CHARS = 8  # a sentence this long found word for word in a passage is supported as a quote
 SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
 OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
@@ -141,6 +142,7 @@ class Evidence:
     question: str
     record: Optional[RecordAnswer] = None
     hay: str = ""  # passages + question, normalised, no whitespace
+    q_hay: str = ""  # the question alone, the same way
     hit_grams: list[set[str]] = field(default_factory=list)
     question_grams: set[str] = field(default_factory=set)
     units: list[tuple[str, Hit]] = field(default_factory=list)  # passage lines, for polarity
@@ -153,6 +155,7 @@ class Evidence:
     def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
         ev = cls(hits=hits, question=question, record=record)
         ev.hay = _squash(normalise("\n".join([h.text for h in hits] + [question])))
+        ev.q_hay = _squash(normalise(question))
         ev.hit_grams = [grams(h.text) for h in hits]
         ev.hit_texts = [_squash(content(h.text)) for h in hits]
         ev.question_grams = grams(question, drop_question_words=True)
@@ -219,6 +222,18 @@ def _unit_after(text: str, pos: int, aliases: list[tuple[str, int]]) -> Optional
     return None
 
 
+def _near_words(text: str, start: int, end: int) -> set[str]:
+    """Content bigrams within ``NUMBER_CONTEXT`` chars of a number in its sentence (units, digits left out):
+    what the number is said of. "UDP比TCP的首部少2个字节" and "端口号占2字节" share none."""
+    before = re.split(r"[。！？!?；;\n]", text[max(0, start - NUMBER_CONTEXT):start])[-1]
+    after = re.split(r"[。！？!?；;\n]", text[end:end + NUMBER_CONTEXT])[0]
+    window = before + " " + after
+    return {g for g in grams(window) if not re.search(r"\d", g) and g not in _UNIT_GRAMS}
+
+
+_UNIT_GRAMS = {"字节", "个字", "比特", "毫秒", "微秒", "纳秒", "分钟", "小时", "千赫", "兆赫", "赫兹"}
+
+
 def _occurrences(num: str, hay: str) -> list[int]:
     """End positions of ``num`` standing alone (not inside a longer number) in ``hay``."""
     pat = re.compile(rf"(?<![\d.]){re.escape(num)}(?!\d|\.\d)")
@@ -277,6 +292,10 @@ def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
         unit = _unit_after(text, m.end(), aliases)
         if not ends:
             return f"number {num} not in the passages"
+        if len(num) > 1 or unit is not None:
+            near = _near_words(text, m.start(), m.end())
+            if near and not any(near & _near_words(ev.hay, e - len(num), e) for e in ends) and not _occurrences(num, ev.q_hay):
+                return f"number {num} not said of this in the passages"
         if unit is None:
             continue
         units_there = {_unit_after(ev.hay, e, aliases) for e in ends}

@@ -89,5 +89,7 @@ def novelty(text: str, question: str) -> float:
     A yes/no question is answered by restating it ("快速排序是稳定的"): then every text counts as new."""
     if YES_NO.search(question):
         return 1.0
+    if set(re.findall(r"\d+(?:\.\d+)?", content(text))) - set(re.findall(r"\d+(?:\.\d+)?", content(question))):
+        return 1.0  # a number the question did not give is news ("UDP的首部有8个字节")
     g = grams(text)
     return 1.0 - containment(g, grams(question)) if g else 0.0
