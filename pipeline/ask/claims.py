@@ -41,7 +41,7 @@ QUOTE_CHARS = 8  # a sentence this long found word for word in a passage is supp
 SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
 OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
 OBJECT_WEIGHT = 0.5  # a passage mention about the same object outranks others about the same subject
-SHARED_SUBJECT = 0.8  # the subject of the term before (shared: "X可以…，但不能…") counts this much
+PROXIMITY = 12  # chars at which a subject word before a passage's polarity term counts half
 
 
 class _Strict(BaseModel):
@@ -102,6 +102,8 @@ class PolarityPair(_Strict):
 
 class PolarityRules(_Strict):
     negators: list[str]
+    yes_values: str = "√✓是有能可"
+    no_values: str = "×✗否无不"
     window: int
     min_subject: float
     pairs: list[PolarityPair]
@@ -335,11 +337,18 @@ def polarity_terms(text: str, pair: PolarityPair, rules: ClaimRules) -> list[tup
     for start, end, side in found:
         if start < last_end:
             continue
+        last_end = end
+        if text[end:end + 1] == "性":  # 稳定性：× — an attribute and its value, not a claim
+            value = re.match(r"性\s*[:：]?\s*(\S)", text[end:])
+            pol = rules.polarity
+            if not value or value.group(1) not in pol.yes_values + pol.no_values:
+                continue
+            out.append((start, end, side if value.group(1) in pol.yes_values else ("b" if side == "a" else "a")))
+            continue
         before = text[max(0, start - rules.polarity.window - 1):start]
         if any(n in before for n in rules.polarity.negators):
             side = "b" if side == "a" else "a"
         out.append((start, end, side))
-        last_end = end
     return out
 
 
@@ -400,28 +409,57 @@ def _object(text: str, end: int) -> set[str]:
     return _subject_grams(m.group() if m else "")
 
 
+def _local(unit: str, start: int, prev_end: int) -> set[str]:
+    """Where a passage term's object may stand before it: its own clause, and in a table row
+    ("类型特点：读出后需要重写（刷新）；SRAM：不用") the row's header field."""
+    lo = max(prev_end, start - SUBJECT_CHARS, 0)
+    clause = re.split(r"[，,；;。]", unit[lo:start])[-1]
+    head = ""
+    if len(re.findall(r"[:：]", unit)) >= 2 and re.search(r"[；;]", unit):
+        head = re.split(r"[；;]", unit)[0]
+    return _subject_grams(clause + " " + head)
+
+
+def _proximity(subj: set[str], low: str, start: int) -> float:
+    """How much of the claim's subject stands right before a passage's polarity term: each subject
+    word found within ``SUBJECT_CHARS`` before it counts 1/(1 + distance/``PROXIMITY``), Latin names
+    twice. "交换机可以隔离冲突域，但不能隔离广播域": 交换机 is the subject of 不能 too, at 9 chars;
+    "…交换机只能隔离冲突域；路由器可以隔离广播域": 交换机 is far from 可以, 路由器 is next to it."""
+    total = _weight(subj)
+    if not total:
+        return 0.0
+    lo = max(0, start - SUBJECT_CHARS)
+    got = 0.0
+    for g in subj:
+        pos = low.rfind(g, lo, start)
+        if pos >= 0:
+            got += (2 if g.isascii() else 1) / (1 + (start - pos - len(g)) / PROXIMITY)
+    return got / total
+
+
 def _passage_side(subj: set[str], obj: set[str], pair: PolarityPair, ev: Evidence, rules: ClaimRules,
                   need: float) -> Optional[tuple[set[str], str]]:
     """Sides the passages take about ``subj`` (the best-matching mentions), with a sample term.
-    A mention qualifies by its subject; among those, one that also speaks of the same object
+    A mention qualifies when ``need`` of the subject's words stand within ``SUBJECT_CHARS`` before
+    it; qualified mentions rank by how close the subject is (``_proximity``), and one that also
+    speaks of the same object
     (需要刷新, not 需要2^n条线路) ranks higher by ``OBJECT_WEIGHT``. In a table row the object is
     often in the header before the cell ("读出后需要重写（刷新）；SRAM：不用"), so the object is
     looked for on both sides of the passage's term."""
     best, sides, sample = 0.0, set(), ""
     for unit, _ in ev.units:
-        prev, prev_from = 0, 0
+        low = unit.lower()
+        prev = 0
         for start, end, side in polarity_terms(unit, pair, rules):
-            around = _subject(unit, start, prev)
-            # "交换机可以隔离冲突域，但不能隔离广播域": the subject of the term before is shared
-            wide = _subject(unit, start, prev_from)
-            prev_from, prev = max(prev, start - SUBJECT_CHARS, 0), end
-            score = max(_subject_overlap(subj, around), SHARED_SUBJECT * _subject_overlap(subj, wide))
-            if score < need:
-                continue
+            around = _local(unit, start, prev)
+            prev = end
+            if _subject_overlap(subj, _subject(unit, start, 0)) < need:
+                continue  # not about the same subject
+            score = _proximity(subj, low, start)
             if obj:
                 score += OBJECT_WEIGHT * containment(obj, around | _object(unit, end))
             if score > best + 0.05:
-                best, sides, sample = score, {side}, unit[start:end]
+                best, sides, sample = score, {side}, unit[start:end + (3 if unit[end:end + 1] == "性" else 0)]
             elif score >= best - 0.05:
                 sides.add(side)
                 best = max(best, score)
