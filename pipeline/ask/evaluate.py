@@ -109,7 +109,9 @@ def answer_row(q: dict, a: Answer, seconds: float) -> dict:
     from pipeline.ask.judge import answer_letter, judge
 
     verdict = judge(a.answer, q.get("answer", ""), refused=a.refused, question=q["question"])
-    shown = check(a.answer or "", a.hits, q["question"], record=a.record) if a.answer and not a.refused else []
+    # record and grounded answers quote the passages word for word: nothing in them to check
+    quoted = a.source in ("record", "grounded")
+    shown = check(a.answer or "", a.hits, q["question"], record=a.record) if a.answer and not (a.refused or quoted) else []
     bad = [c for c in shown if not c.supported]
     record_ok = None
     if (a.record is not None and a.record.strong) or a.source == "record":
