@@ -13,7 +13,9 @@
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
    generation stops and the answer is the grounded core, if the core is about the question
-   (``core_answers``), else the refusal. A model refusal is treated the same way.
+   (``core_answers``), else the refusal. A model refusal is treated the same way. When the checked
+   answer leaves out part of the question that a key sentence covers, that sentence is quoted
+   after it (``completion``).
 
 Material is passed only inside a delimited block, so instructions inside a document stay data.
 When the LLM call raises, the exception propagates (the caller prints its one-line message) with
@@ -50,6 +52,8 @@ CORE_MIN_COVERAGE = 0.5
 CORE_HEAD = "原文要点："
 ANSWER_HEAD = "解答："
 FALLBACK_NOTE = "（生成的回答与资料不一致，已改为给出资料原文。）"
+COMPLETION_HEAD = "原文补充："
+COMPLETION_GAIN = 0.15  # of the question's (weighted) words a quoted sentence must add to the answer
 
 
 class AnswerConfig(BaseModel):
@@ -259,9 +263,30 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return done(Answer(**common, answer=REFUSAL, refused=True, source="refusal",
                            note="model refused" if stream.refused else "main claim not supported"))
     text = "".join(stream.shown).strip()
+    extra = completion(question, text, keys, vocab) if core_answers(keys, retrieval) else []
+    if extra:
+        addition = f"\n{COMPLETION_HEAD}" + "".join(f"\n{k.text} {k.citation}" for k in extra)
+        emit(addition)
+        text += addition
     if "[来源:" not in text and hits:
         text += "\n参考来源：" + " ".join(h.citation for h in hits[:2])
     return done(Answer(**common, answer=text, refused=False, source="llm"))
+
+
+def completion(question: str, text: str, keys: list[KeySentence], vocab=None) -> list[KeySentence]:
+    """Key sentences covering parts of the question the checked answer left out ("UDP首部几个字节？
+    跟TCP比呢？" answered for UDP only): quoted after it, so the answer is complete from the
+    material, not from the model. A key sentence is added when it raises the answer's coverage of
+    the question's words by at least ``COMPLETION_GAIN``."""
+    terms = keysentences.question_terms(question, vocab)
+    have, _ = keysentences.coverage(terms, text)
+    out = []
+    for k in keys:
+        now, _ = keysentences.coverage(terms, text + "".join(x.text for x in out) + k.text)
+        if now - have >= COMPLETION_GAIN:
+            out.append(k)
+            have = now
+    return out
 
 
 def checker_main(claims: list[Claim], checker: claimcheck.Checker) -> None:

@@ -56,7 +56,7 @@ def question_terms(question: str, vocab=None) -> dict[str, float]:
     last clause weigh ``FOCUS_WEIGHT`` times more when there are several: a Chinese question sets
     the scene first and asks last ("死锁的必要条件里，请求和保持条件指什么")."""
     q = normalise(question)
-    clauses = [c for c in re.split(r"[，,；;：:]", q) if c.strip()]
+    clauses = [c for c in re.split(r"[，,；;：:？?]", q) if c.strip()]
     last = clauses[-1] if len(clauses) > 1 else ""
     if vocab:
         from pipeline.text.tokenize import tokenize_query
@@ -64,7 +64,8 @@ def question_terms(question: str, vocab=None) -> dict[str, float]:
         toks = {t for t in tokenize_query(QUESTION_WORDS.sub(" ", q), vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
         if toks:
             return {t: len(t) * (FOCUS_WEIGHT if last and t in last.lower() else 1.0) for t in toks}
-    return {g: FOCUS_WEIGHT if last and g in last.lower() else 1.0 for g in grams(question, drop_question_words=True)}
+    return {g: FOCUS_WEIGHT if last and g in last.lower() else 1.0
+            for g in grams(question, drop_question_words=True) if len(g) >= 2 or g.isascii()}
 
 
 def titled(h: Hit, question: str, terms: dict[str, float]) -> bool:

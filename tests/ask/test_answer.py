@@ -173,3 +173,13 @@ def test_model_label_becomes_the_passage_citation():
     llm = FakeLlm(["快速排序是不稳定的排序方法。[1]"])
     a = answer("快速排序稳定吗", _good(_hit(1, SORT, path=SORT_PATH)), llm)
     assert a.answer == "快速排序是不稳定的排序方法。[来源: 第八章 排序 › 8.3 快速排序|第3页·片段1]"
+
+
+def test_a_half_answer_is_completed_from_the_material():
+    passage = "UDP首部只有8个字节，比较简单。TCP首部的固定部分是20个字节，还有选项部分。"
+    streamed = []
+    a = answer("UDP的首部有几个字节？跟TCP比呢？", _good(_hit(1, passage, path=("传输层", "UDP"))),
+               FakeLlm(["UDP的首部有8个字节。[1]"]), on_token=streamed.append)
+    assert a.source == "llm" and a.answer.startswith("UDP的首部有8个字节。[来源: 传输层 › UDP|第3页·片段1]")
+    assert "原文补充：\nTCP首部的固定部分是20个字节，还有选项部分。" in a.answer
+    assert "".join(streamed).strip() == render(a).strip()
