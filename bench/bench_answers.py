@@ -7,8 +7,8 @@
 ``before`` is the original answer path (``git show 03f8208:pipeline/ask/answer.py``: one LLM call over
 the top 3 passages, min_coverage 0.5, min_bm25 9.0, max_tokens 400); ``after`` is ``pipeline.ask.answer``.
 Both use the same retrieval (top 5) and the same LLM (``--llm local``: the packaged model; ``fake``: a
-canned reply, to try the script). Rows keep the answers, verdicts and claim checks, not the passages
-(corpus text stays out of the project; record answers and key sentences are short quotes).
+canned reply, to try the script). ``--out`` keeps whole rows (for reading); ``--results`` writes them
+without long quotes of the corpus (its licences keep it out of the project): see ``redact``.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def main() -> None:
     ap.add_argument("--ids", help="comma-separated question ids to run")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--rejudge", type=Path, help="judge the answers saved in this file again; no LLM")
+    ap.add_argument("--results", type=Path, help="also write rows here with quoted corpus text left out (for bench/results)")
     args = ap.parse_args()
 
     if args.rejudge:
@@ -104,6 +105,7 @@ def main() -> None:
 
     rows = []
     out = open(args.out, "w", encoding="utf-8") if args.out else None
+    public = open(args.results, "w", encoding="utf-8") if args.results else None
     loads = []
     for q in questions:
         loads.append(machine_load())
@@ -122,13 +124,37 @@ def main() -> None:
         if out:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()
+        if public:
+            public.write(json.dumps(redact(row), ensure_ascii=False) + "\n")
+            public.flush()
     summary = summarise_answers(rows)
     summary.update({"path": args.path, "llm": getattr(llm, "model_id", args.llm), "llm_load_s": round(load_s, 2),
                     "loads": loads, "record_option": record_option(rows)})
-    if out:
-        out.write(json.dumps({"summary": summary}, ensure_ascii=False) + "\n")
-        out.close()
+    for f in (out, public):
+        if f:
+            f.write(json.dumps({"summary": summary}, ensure_ascii=False) + "\n")
+            f.close()
     print_table(summary)
+
+
+QUOTE_KEEP = 40  # chars of a quoted (record / grounded) answer kept in bench/results
+
+
+def redact(row: dict) -> dict:
+    """The row without long quotes of the corpus (its licences keep it out of the project): a
+    record or grounded answer is cut to its start, key sentences keep only their ids and citations,
+    the record's answer only its first characters. Model-written text, verdicts and claims stay."""
+    r = dict(row)
+    if r.get("source") in ("record", "grounded") and r.get("answer"):
+        r["answer"] = r["answer"][:QUOTE_KEEP] + "…（原文引用，略）"
+    r["key_sentences"] = [{"chunk_id": k["chunk_id"], "citation": k["citation"], "score": k["score"]}
+                          for k in r.get("key_sentences", [])]
+    if r.get("record_answer"):
+        r["record_answer"] = r["record_answer"][:12]
+    if r.get("record") and r["record"].get("answer"):
+        r["record"] = {**r["record"], "answer": r["record"]["answer"][:12]}
+    r["claims"] = [c for c in r.get("claims", []) if c.get("reason") != "quoted"]
+    return r
 
 
 def record_option(rows: list[dict]) -> dict:
