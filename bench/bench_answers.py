@@ -107,11 +107,15 @@ def main() -> None:
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     public = open(args.results, "w", encoding="utf-8") if args.results else None
     loads = []
+    last_stats = None
     for q in questions:
         loads.append(machine_load())
         t0 = time.perf_counter()
         a = ask(q["question"])
         row = answer_row(q, a, time.perf_counter() - t0)
+        stats = dict(getattr(llm, "last_stats", None) or {})
+        row["llm_stats"] = stats if stats and stats != last_stats else None  # None: no LLM call
+        last_stats = stats
         r = retriever.search(q["question"], top_k=5)
         rec, strong = records.resolve(q["question"], r.hits, r.exact_question)
         row["resolves_to_record"] = bool(rec and strong)
