@@ -70,7 +70,7 @@ def main() -> None:
     args = ap.parse_args()
 
     if args.rejudge:
-        rejudge(args.rejudge, args.qa)
+        rejudge(args.rejudge, args.qa, args.data, args.results)
         return
     from pipeline.ask import records
     from pipeline.ask.retrieve import Retriever
@@ -187,16 +187,39 @@ def print_table(summary: dict) -> None:
         print("records:", summary["record_option"])
 
 
-def rejudge(path: Path, qa: Path) -> None:
-    from pipeline.ask.judge import judge
+def rejudge(path: Path, qa: Path, data: Path, results: Path | None = None) -> None:
+    """Judge saved answers again and re-check their shown text with the current rules (same
+    retrieval, no LLM), e.g. after the judge or the claim rules changed."""
+    from pipeline.ask.retrieve import Retriever
+    from pipeline.models import Answer, RecordAnswer
+    from pipeline.settings import load_settings
 
+    retriever = Retriever(data, load_settings(data_dir=data))
     refs = {q["id"]: q for q in read_questions(qa)}
-    rows = [json.loads(line) for line in open(path, encoding="utf-8") if '"summary"' not in line[:12]]
-    for r in rows:
-        j = judge(r["answer"], refs[r["id"]]["answer"], refused=r["refused"], question=refs[r["id"]]["question"])
-        r["verdict"], r["reason"] = j.verdict, j.reason
-        print(f"{r['id']} {r['verdict']:<8} {r['reason']}")
-    print_table(summarise_answers(rows))
+    rows = []
+    for line in open(path, encoding="utf-8"):
+        old = json.loads(line)
+        if "summary" in old:
+            continue
+        q = refs[old["id"]]
+        hits = retriever.search(q["question"], top_k=5).hits
+        rec = RecordAnswer(**{**old["record"], "chunk_id": "", "citation": ""}) if old.get("record") else None
+        a = Answer(question=q["question"], answer=old["answer"], refused=old["refused"], hits=hits,
+                   source=old["source"], record=rec, kind=old.get("answer_kind"), generated=old.get("generated"),
+                   timings={k: v for k, v in (("first_token", old.get("first_token_s")),
+                                              ("llm_first_token", old.get("llm_first_token_s"))) if v is not None})
+        row = {**old, **answer_row(q, a, old["seconds"])}
+        row["claims"], row["key_sentences"] = old.get("claims", []), old.get("key_sentences", [])
+        rows.append(row)
+        print(f"{row['id']} {row['verdict']:<8} {row['reason']}")
+    summary = summarise_answers(rows)
+    summary["record_option"] = record_option(rows)
+    print_table(summary)
+    if results:
+        with open(results, "w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(redact(row), ensure_ascii=False) + "\n")
+            f.write(json.dumps({"summary": summary}, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
