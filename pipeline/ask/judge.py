@@ -3,7 +3,8 @@
 - **refused**: the answer is the refusal sentence (or there is none).
 - **choice** (the reference names an option: ``（选B）``, ``（C）``, ``B（82）``): right when the
   option the answer chooses is that letter; an answer naming no option is judged on content.
-- **numbers** (the reference's key numbers: those outside parentheses; of ``a=b`` only ``b``):
+- **numbers** (the reference's key numbers: those outside parentheses; of ``a=b`` only ``b``;
+  "1和1" needs two 1s; a formula like ``m+1`` must occur as written):
   right when at least ``NUMBER_SHARE`` of them occur in the answer, the first one always; when
   they are all single digits (``大于1``, ``2MSL``), the key terms must occur too.
 - **terms** otherwise: right when at least ``TERM_SHARE`` of the reference's key content (character
@@ -19,6 +20,7 @@ paraphrases wrong); the judge was then checked by hand on 20 generated answers
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Literal, NamedTuple, Optional
 
 from pipeline.ask.claims import load_rules, polarity_terms
@@ -36,6 +38,7 @@ _ANS_LETTER = [re.compile(p, re.M) for p in (
     r"正确(?:答案|选项)?\s*(?:是|为)\s*([A-D])(?![A-Za-z])", r"^\s*([A-D])\s*(?:[.．、:：)）]|$)",
     r"(?<![A-Za-z])([A-D])\s*(?:选项|项)")]
 _PAREN = re.compile(r"[（(][^）)]*[）)]")
+_FORMULA = re.compile(r"(?<![A-Za-z])[a-z]\s*[+\-]\s*\d+(?!\d)")  # m+1, n-1: a letter and a number
 _NUM = re.compile(r"(?<![A-Za-z0-9.^])\d+(?:\.\d+)*")
 # extra opposites for one-character reference answers ("要", "能")
 _EXTRA = [(re.compile(r"(?<![不主重必只还概纲摘])要"), re.compile(r"不要|不需要|不用|无需|不必")),
@@ -57,13 +60,13 @@ def reference_letter(reference: str) -> Optional[str]:
 
 
 def answer_letter(text: str) -> Optional[str]:
-    """The option the answer chooses: the earliest explicit choice in it."""
-    found = []
-    for p in _ANS_LETTER:
-        m = p.search(text)
-        if m:
-            found.append((m.start(), m.group(1)))
-    return min(found)[1] if found else None
+    """The option the answer chooses: the earliest explicit choice (答案：C, 选C, 正确答案是C); only
+    without one, the earliest option line ("A. …") — a pasted record lists all its options."""
+    for group in (_ANS_LETTER[:3], _ANS_LETTER[3:]):
+        found = [(m.start(), m.group(1)) for p in group for m in [p.search(text)] if m]
+        if found:
+            return min(found)[1]
+    return None
 
 
 def key_numbers(reference: str) -> list[str]:
@@ -76,8 +79,14 @@ def key_numbers(reference: str) -> list[str]:
     return out
 
 
+def _count_number(num: str, text: str) -> int:
+    if re.search(rf"[都均](?:是|为)?\s*{re.escape(num)}(?!\d|\.\d)", text):
+        return 99  # "都是1": as many as asked
+    return len(re.findall(rf"(?<![\d.A-Za-z]){re.escape(num)}(?!\d|\.\d)", text))
+
+
 def _has_number(num: str, text: str) -> bool:
-    return bool(re.search(rf"(?<![\d.]){re.escape(num)}(?!\d|\.\d)", text))
+    return _count_number(num, text) > 0
 
 
 def _opposite(reference: str, answer: str) -> Optional[str]:
@@ -126,8 +135,12 @@ def judge(answer: Optional[str], reference: str, refused: bool = False, question
         return Judgement("right" if chosen == letter else "wrong", f"option {chosen}, reference {letter}")
     nums = key_numbers(reference)
     key = re.split(r"[；;]", _PAREN.sub("", normalise(reference)))[0]
+    formulas = [f.replace(" ", "") for f in _FORMULA.findall(key)]
+    if formulas and not all(f in text.replace(" ", "") for f in formulas):  # m+1 is not n+1
+        return Judgement("wrong", f"formula {','.join(formulas)} not in the answer")
     if nums:
-        present = [n for n in nums if _has_number(n, text)]
+        counts = Counter(nums)
+        present = [n for n in counts for _ in range(min(counts[n], _count_number(n, text)))]
         ok = _has_number(nums[0], text) and len(present) >= NUMBER_SHARE * len(nums)
         why = f"numbers {len(present)}/{len(nums)} of {','.join(nums)}"
         if ok and all(len(n) == 1 for n in nums):  # "大于1", "2MSL": a lone digit is in any text
