@@ -250,6 +250,7 @@ class Answer(BaseModel):
     note: Optional[str] = None  # why there is no generated answer, when there is none
     kind: Optional[str] = None  # choice | calculation | concept | other
     key_sentences: list[KeySentence] = Field(default_factory=list)
+    core_shown: bool = False  # the key sentences are shown as 原文要点 (they are about the question)
     claims: list[Claim] = Field(default_factory=list)
     record: Optional[RecordAnswer] = None
     source: Literal["record", "llm", "grounded", "refusal", "none"] = "none"  # what the answer text is

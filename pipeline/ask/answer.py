@@ -8,7 +8,8 @@
 2. **record**: a question that resolves to a past-paper record (``records.resolve``) is answered
    with the booklet's 答案 and 解析 verbatim, with no LLM;
 3. **grounded core**: the 1–3 passage sentences that best cover the question (``keysentences``),
-   streamed first, so something true is on screen at once;
+   streamed first when they are about the question (``core_answers``), so something true is on
+   screen at once;
 4. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
@@ -97,10 +98,10 @@ def core_text(keys: list[KeySentence]) -> str:
 
 def render(a: Answer) -> str:
     """The answer as shown to a student; the same text :func:`answer` streams."""
-    if a.source in ("record", "refusal") or not a.key_sentences:
-        return a.answer or ""
     if a.source == "none":
-        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}"
+        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}" if a.key_sentences else ""
+    if not (a.core_shown and a.key_sentences):
+        return a.answer or ""
     if a.source == "grounded":
         return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n{ANSWER_HEAD}{FALLBACK_NOTE}"
     return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n{ANSWER_HEAD}{a.answer or ''}"
@@ -220,7 +221,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             emit(f"{CORE_HEAD}\n{text}")
         return done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys, record=record,
                            source="none", note=None if keys else "no passage sentence covers the question"))
-    if keys:
+    shown_core = core_answers(keys, retrieval)  # an off-topic core is not shown before the model speaks
+    if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
     rules = claimcheck.load_rules(cfg.rules_file)
     checker = claimcheck.Checker(hits, question, record=record, rules=rules, kind=kind)
@@ -249,12 +251,13 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         timings["llm"] = round(time.perf_counter() - t_llm, 3)
     claims = checker.claims
     checker_main(claims, checker)
-    common = dict(**base, kind=kind, key_sentences=keys, record=record, claims=claims, generated="".join(generated))
+    common = dict(**base, kind=kind, key_sentences=keys, record=record, claims=claims, generated="".join(generated),
+                  core_shown=shown_core)
     main = next((c for c in claims if c.main), None)
     if not failed and (main is None or not main.supported):
         failed = True  # nothing was said, or the main claim (known only now) failed
     if failed:
-        if core_answers(keys, retrieval):
+        if shown_core:
             emit(FALLBACK_NOTE)
             return done(Answer(**common, answer=core_text(keys), refused=False, source="grounded",
                                note="main claim not supported: answer is the grounded core"
@@ -263,7 +266,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return done(Answer(**common, answer=REFUSAL, refused=True, source="refusal",
                            note="model refused" if stream.refused else "main claim not supported"))
     text = "".join(stream.shown).strip()
-    extra = completion(question, text, keys, vocab) if core_answers(keys, retrieval) else []
+    extra = completion(question, text, keys, vocab) if shown_core else []
     if extra:
         addition = f"\n{COMPLETION_HEAD}" + "".join(f"\n{k.text} {k.citation}" for k in extra)
         emit(addition)

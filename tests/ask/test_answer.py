@@ -119,8 +119,11 @@ def test_off_topic_question_that_passes_retrieval_is_refused_not_answered_with_a
     claim fails, and the core (about something else) may not stand in: the answer is the refusal."""
     hits = [_hit(1, "中断处理程序中不能出现睡眠或者放弃CPU的代码。", path=("操作系统", "中断"))]
     r = Retrieval(hits=hits, best_bm25=4.7, coverage=0.3)
-    a = answer("如何提高睡眠质量？", r, FakeLlm(["保持规律作息，睡前不要使用手机。"]), min_coverage=0.2, min_bm25=9.0)
-    assert a.refused and a.answer == REFUSAL and a.key_sentences
+    streamed = []
+    a = answer("如何提高睡眠质量？", r, FakeLlm(["保持规律作息，睡前不要使用手机。"]), min_coverage=0.2, min_bm25=9.0,
+               on_token=streamed.append)
+    assert a.refused and a.answer == REFUSAL and a.key_sentences and not a.core_shown
+    assert "".join(streamed) == REFUSAL == render(a)
 
 
 def test_no_llm_still_gives_the_grounded_core():
