@@ -294,8 +294,9 @@ def completion(question: str, text: str, keys: list[KeySentence], vocab=None) ->
 
 def checker_main(claims: list[Claim], checker: claimcheck.Checker) -> None:
     """If no sentence could be the main claim while streaming (a choice answer naming no option),
-    the first stating sentence is."""
+    the first sentence stating something beyond the question is; with none, there is no main claim
+    and the answer falls back (it only restated the question)."""
     if not any(c.main for c in claims):
-        stating = [c for c in claims if c.reason != "no claim"]
+        stating = [c for c in claims if c.reason not in ("no claim", "restates the question")]
         if stating:
             stating[0].main = True
