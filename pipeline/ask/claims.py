@@ -37,6 +37,9 @@ from pipeline.models import Claim, Hit, RecordAnswer
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
 NUMBER_CONTEXT = 12  # chars each side of a number (within its sentence) that say what it is a number of
+WINDOW_FACTOR = 1.5  # a stretch of passage 1.5 times the sentence's length…
+WINDOW_MIN = 30  # …and at least 30 chars
+WINDOW_STEP = 8
 QUOTE_CHARS = 8  # a sentence this long found word for word in a passage is supported as a quote
 SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
 OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
@@ -60,6 +63,7 @@ def _compiles(patterns: list[str]) -> list[str]:
 class OverlapRules(_Strict):
     min_passage: float
     min_with_question: float
+    min_window: float = 0.0
     min_grams: int
 
 
@@ -539,13 +543,32 @@ def check_overlap(sentence: str, citations: list[str], ev: Evidence,
     best = max(range(len(ev.hits)), key=lambda i: scores[i])
     if len(g) < rules.overlap.min_grams:
         return None, ev.hits[order[0]] if cited else ev.hits[best]
+    local = 0.0
     for i in order:
         with_q = containment(g, ev.hit_grams[i] | ev.question_grams)
         if scores[i] >= rules.overlap.min_passage and with_q >= rules.overlap.min_with_question:
-            return None, ev.hits[i]
+            local = max(local, window_overlap(sentence, g, ev.hits[i].text, ev.question_grams))
+            if local >= rules.overlap.min_window:
+                return None, ev.hits[i]
     with_q = containment(g, ev.hit_grams[best] | ev.question_grams)
+    if with_q >= rules.overlap.min_with_question:
+        return (f"words scattered over the passage: {local:.2f} in one stretch, below "
+                f"{rules.overlap.min_window}"), ev.hits[best]
     return (f"overlap {scores[best]:.2f}/{with_q:.2f} with the best passage, below "
             f"{rules.overlap.min_passage}/{rules.overlap.min_with_question}"), ev.hits[best]
+
+
+def window_overlap(sentence: str, g: set[str], passage: str, question_grams: set[str]) -> float:
+    """Best share of the sentence's words (the question's allowed) found within one stretch of the
+    passage 1.5 times the sentence's length: a paraphrase keeps its words together, a sentence
+    assembled from domain words strewn over a chunk does not."""
+    size = max(WINDOW_MIN, int(len(strip_citations(sentence)) * WINDOW_FACTOR))
+    best = 0.0
+    for start in range(0, max(1, len(passage) - size + 1), WINDOW_STEP):
+        best = max(best, containment(g, grams(passage[start:start + size]) | question_grams))
+        if best >= 1.0:
+            break
+    return best
 
 
 def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
