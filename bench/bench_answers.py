@@ -142,15 +142,20 @@ def main() -> None:
 
 
 QUOTE_KEEP = 40  # chars of a quoted (record / grounded) answer kept in bench/results
+ANSWER_KEEP = 200  # chars of any other answer (most are shorter; pasted passages are cut)
 
 
 def redact(row: dict) -> dict:
     """The row without long quotes of the corpus (its licences keep it out of the project): a
-    record or grounded answer is cut to its start, key sentences keep only their ids and citations,
-    the record's answer only its first characters. Model-written text, verdicts and claims stay."""
+    record or grounded answer is cut to its start, other answers to ``ANSWER_KEEP`` chars, key
+    sentences keep only their ids and citations, the record's answer its first characters, and
+    claims only the model's own sentences. Verdicts and reasons stay."""
     r = dict(row)
     if r.get("source") in ("record", "grounded") and r.get("answer"):
         r["answer"] = r["answer"][:QUOTE_KEEP] + "…（原文引用，略）"
+    for key in ("answer", "generated"):  # a model may paste whole passages (the old path did)
+        if r.get(key) and len(r[key]) > ANSWER_KEEP:
+            r[key] = r[key][:ANSWER_KEEP] + "…（略）"
     r["key_sentences"] = [{"chunk_id": k["chunk_id"], "citation": k["citation"], "score": k["score"]}
                           for k in r.get("key_sentences", [])]
     if r.get("record_answer"):
