@@ -205,8 +205,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     hits = retrieval.hits
     base = dict(question=question, hits=hits)
     if should_refuse(retrieval, cfg.min_coverage, cfg.min_bm25):
-        emit(REFUSAL)
-        return done(Answer(**base, answer=REFUSAL, refused=True, source="refusal",
+        emit(REFUSAL)  # with no LLM the answer field stays empty, as the CLI's --no-llm JSON has it
+        return done(Answer(**base, answer=REFUSAL if llm is not None else None, refused=True, source="refusal",
                            note="retrieval found nothing relevant enough"))
     record, strong = records.resolve(question, hits, retrieval.exact_question)
     kind = question_kind(question, record)
