@@ -263,6 +263,40 @@ class Hit(BaseModel):
     parts: list[Part] = Field(default_factory=list)  # a past-paper record's stem and solution, each with its file
 
 
+class KeySentence(BaseModel):
+    """A sentence quoted verbatim from a retrieved passage (原文要点)."""
+
+    text: str
+    chunk_id: str
+    citation: str
+    score: float = 0.0  # share of the question's content it covers, rank-discounted
+
+
+class Claim(BaseModel):
+    """One sentence of a generated answer and whether the passages back it."""
+
+    text: str
+    supported: bool
+    reason: str = ""  # why not (or how: "record", "computed"), e.g. "number 100分 not in the passages"
+    citation: Optional[str] = None  # the passage that backs it best
+    main: bool = False  # the sentence that carries the answer; if it fails, the grounded core is shown
+
+
+class RecordAnswer(BaseModel):
+    """A past-paper question record the question resolved to, answered from the answer booklet."""
+
+    year: Optional[int] = None
+    number: Optional[int] = None
+    qtype: Optional[str] = None
+    answer: Optional[str] = None  # verbatim 答案
+    analysis: Optional[str] = None  # verbatim 解析
+    chunk_id: str
+    citation: str
+    match: Literal["reference", "stem"] = "reference"  # how it was found
+    similarity: float = 1.0  # stem match strength (1.0 for a reference)
+    strong: bool = True  # the question resolves to it: it answers alone; else it only leads the prompt
+
+
 class Answer(BaseModel):
     question: str
     answer: Optional[str]
@@ -270,6 +304,15 @@ class Answer(BaseModel):
     hits: list[Hit]
     note: Optional[str] = None  # why there is no generated answer, when there is none
     generation_failed: bool = False  # an answer was wanted but the LLM was unavailable or failed
+    kind: Optional[str] = None  # choice | calculation | concept | other
+    key_sentences: list[KeySentence] = Field(default_factory=list)
+    core_shown: bool = False  # the key sentences are shown as 原文要点 (they are about the question)
+    claims: list[Claim] = Field(default_factory=list)
+    record: Optional[RecordAnswer] = None
+    source: Literal["record", "llm", "grounded", "refusal", "none"] = "none"  # what the answer text is
+    prompt_version: Optional[str] = None
+    generated: Optional[str] = None  # the model's own text, before the claim check (for eval and debugging)
+    timings: dict[str, float] = Field(default_factory=dict)  # seconds: "total", "first_token", "llm"
 
 
 class DocReport(BaseModel):

@@ -16,15 +16,13 @@ from typing import Optional
 
 import numpy as np
 
+from pipeline.ask.refs import question_ref
 from pipeline.index.bm25 import Bm25Index
 from pipeline.index.catalog import Catalog, current_generation
 from pipeline.index.stage import make_embedder_from_settings, open_vectors
 from pipeline.models import PATH_SEP, Chunk, Hit
 from pipeline.settings import Settings
 from pipeline.text.tokenize import tokenize_query
-
-_QREF = re.compile(r"(?<!\d)((?:19|20)?\d{2})\s*(?:年)?\s*(?:408|计算机)?\s*(?:真题|考研)?\s*(?:第\s*)?(\d{1,2})\s*(?:题|小题)")
-_QREF_BARE = re.compile(r"^\s*((?:19|20)\d{2})\s+(\d{1,2})\s*$")
 
 
 class IndexMissing(RuntimeError):
@@ -36,18 +34,6 @@ class ChapterNotFound(ValueError):
         self.needle, self.close = needle, close
         hint = "；相近的章节：" + "、".join(close) if close else ""
         super().__init__(f"no chapter matches '{needle}'{hint}")
-
-
-def question_ref(text: str) -> Optional[tuple[Optional[int], int]]:
-    """(year, number) when the question names a past-paper question."""
-    m = _QREF_BARE.match(text) or _QREF.search(text)
-    if not m:
-        return None
-    year_s, num = m.group(1), int(m.group(2))
-    year = int(year_s) if len(year_s) == 4 else 2000 + int(year_s)
-    if not (1 <= num <= 60):
-        return None
-    return year, num
 
 
 def rrf(lists: list[tuple[list[str], float]], k: int = 60) -> list[tuple[str, float]]:

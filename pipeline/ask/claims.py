@@ -1,0 +1,652 @@
+"""Check each sentence of a generated answer against the retrieved passages before it is shown.
+
+A sentence is supported when all of these hold (rules and thresholds in ``claims.yaml``):
+
+1. **numbers**: every number in it (with its unit, if it has one) occurs in the passages or the
+   question, or is computed in the same sentence from numbers that do (``128×8/16=64``);
+2. **option letters**: a named option (``选C``) is the resolved record's answer, or, with no
+   record, one of the question's own option labels;
+3. **polarity**: where it uses one side of an opposite pair (稳定/不稳定, 串行/并行, 需要/不需要…)
+   and a passage says something about the same subject with that pair, the passage agrees;
+4. **entities**: when the question contrasts two things (进程和线程), what the answer says of one
+   the passage does not say of the other only;
+5. **overlap**: enough of its content occurs in one passage (plus the question).
+
+The small model's typical failures are exactly these: an invented number (满分100分), the opposite
+of the passage (快速排序稳定), the two compared things swapped, a wrong letter, a sentence from its
+own knowledge.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, content, grams, normalise,
+                                    novelty, split_sentences, strip_citations)
+from pipeline.models import Claim, Hit, RecordAnswer
+
+DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
+MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
+NUMBER_CONTEXT = 12  # chars each side of a number (within its sentence) that say what it is a number of
+WINDOW_FACTOR = 1.5  # a stretch of passage 1.5 times the sentence's length…
+WINDOW_MIN = 30  # …and at least 30 chars
+WINDOW_STEP = 8
+QUOTE_CHARS = 8  # a sentence this long found word for word in a passage is supported as a quote
+SUBJECT_CHARS = 40  # the subject of a polarity term is searched this far before it
+OBJECT_CHARS = 10  # …and its object this far after it, up to the next punctuation mark
+OBJECT_WEIGHT = 0.5  # a passage mention about the same object outranks others about the same subject
+PROXIMITY = 12  # chars at which a subject word before a passage's polarity term counts half
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _compiles(patterns: list[str]) -> list[str]:
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as e:
+            raise ValueError(f"bad regular expression {p!r}: {e}") from e
+    return patterns
+
+
+class OverlapRules(_Strict):
+    min_passage: float
+    min_with_question: float
+    min_window: float = 0.0
+    min_grams: int
+
+
+class NumberRules(_Strict):
+    pattern: str
+    enumerators: str
+    units: list[list[str]]
+    arithmetic: bool = True
+    tolerance: float = 0.01
+    expression: str
+
+    @field_validator("pattern", "enumerators", "expression")
+    @classmethod
+    def _re(cls, v: str) -> str:
+        return _compiles([v])[0]
+
+
+class OptionRules(_Strict):
+    claim_patterns: list[str]
+    label_pattern: str
+
+    @field_validator("claim_patterns")
+    @classmethod
+    def _res(cls, v: list[str]) -> list[str]:
+        return _compiles(v)
+
+
+class PolarityPair(_Strict):
+    name: str
+    a: list[str]
+    b: list[str]
+    min_subject: Optional[float] = None
+    only_alone: bool = False  # checked only when no other pair occurs in the sentence (是/不是)
+
+    @field_validator("a", "b")
+    @classmethod
+    def _res(cls, v: list[str]) -> list[str]:
+        return _compiles(v)
+
+
+class PolarityRules(_Strict):
+    negators: list[str]
+    yes_values: str = "√✓是有能可"
+    no_values: str = "×✗否无不"
+    window: int
+    min_subject: float
+    pairs: list[PolarityPair]
+
+
+class EntityRules(_Strict):
+    conjunctions: list[str]
+    min_predicate: float
+    clause_marks: str
+
+
+class ClaimRules(_Strict):
+    version: int
+    unsupported: Literal["drop", "mark"] = "drop"
+    mark: str = "（资料中未找到依据）"
+    overlap: OverlapRules
+    numbers: NumberRules
+    options: OptionRules
+    polarity: PolarityRules
+    entities: Optional[EntityRules] = None
+
+
+@lru_cache(maxsize=4)
+def load_rules(path: Optional[Path] = None) -> ClaimRules:
+    """The claim rules from ``path`` (default: ``claims.yaml`` beside this module)."""
+    p = Path(path) if path else DEFAULT_RULES_FILE
+    return ClaimRules.model_validate(yaml.safe_load(p.read_text("utf-8")))
+
+
+# ---------------------------------------------------------------- evidence
+
+
+@dataclass
+class Evidence:
+    """What the answer may rest on, prepared once per answer."""
+
+    hits: list[Hit]
+    question: str
+    record: Optional[RecordAnswer] = None
+    hay: str = ""  # passages + question, normalised, no whitespace
+    q_hay: str = ""  # the question alone, the same way
+    hit_grams: list[set[str]] = field(default_factory=list)
+    question_grams: set[str] = field(default_factory=set)
+    units: list[tuple[str, Hit]] = field(default_factory=list)  # passage lines, for polarity
+    labels: set[str] = field(default_factory=set)  # option labels in the question
+    entities: list[str] = field(default_factory=list)  # the two things the question contrasts
+    clauses: list[str] = field(default_factory=list)  # passage clauses, for swaps
+    hit_texts: list[str] = field(default_factory=list)  # passages as content, no whitespace (quotes)
+
+    @classmethod
+    def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
+        ev = cls(hits=hits, question=question, record=record)
+        ev.hay = _squash(normalise("\n".join([h.text for h in hits] + [question])))
+        ev.q_hay = _squash(normalise(question))
+        ev.hit_grams = [grams(h.text) for h in hits]
+        ev.hit_texts = [_squash(content(h.text)) for h in hits]
+        ev.question_grams = grams(question, drop_question_words=True)
+        ev.units = [(normalise(line), h) for h in hits for line in re.split(r"[\n。！？]", h.text) if line.strip()]
+        ev.labels = set(re.findall(rules.options.label_pattern, normalise(question), flags=re.M))
+        ev.entities = question_entities(question, rules)
+        if ev.entities:
+            ev.clauses = [c for h in hits for c in _clauses(h.text, rules)]
+        return ev
+
+    def record_letters(self) -> set[str]:
+        if not self.record or not self.record.answer:
+            return set()
+        ans = normalise(self.record.answer).strip()
+        if re.fullmatch(r"[A-D](?:\s*[、,，和]\s*[A-D])*\s*[。.]?", ans) or self.record.qtype == "choice":
+            return set(re.findall(r"[A-D]", ans[:12]))
+        return set()
+
+
+def _record_letters(text: str) -> set[str]:
+    m = re.search(r"^答案[:：]\s*([A-D](?:\s*[、,，和]\s*[A-D])*)\s*[。.]?\s*$", text, re.M)
+    return set(re.findall(r"[A-D]", m.group(1))) if m else set()
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+# ---------------------------------------------------------------- sentences of an answer
+
+
+def answer_sentences(text: str) -> list[tuple[str, list[str]]]:
+    """(sentence, citations) pairs; a citation that opens a line belongs to the sentence before."""
+    out: list[tuple[str, list[str]]] = []
+    for s in split_sentences(text):
+        cites = CITATION.findall(s)
+        body = strip_citations(s)
+        if not body.strip(" 。，,.;；") and out:
+            out[-1][1].extend(cites)
+            continue
+        out.append((s, cites))
+    return out
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def _unit_groups(rules: ClaimRules) -> list[tuple[str, int]]:
+    """(alias, group index), longest alias first, so KB wins over B."""
+    pairs = [(alias, i) for i, group in enumerate(rules.numbers.units) for alias in group]
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def _unit_after(text: str, pos: int, aliases: list[tuple[str, int]]) -> Optional[int]:
+    rest = text[pos:pos + 12].lstrip()
+    if rest.startswith("个") and _unit_after(rest, 1, aliases) is not None:
+        return _unit_after(rest, 1, aliases)  # 8个字节 is 8 字节
+    for alias, group in aliases:
+        if rest.startswith(alias):
+            nxt = rest[len(alias):len(alias) + 1]
+            if alias.isascii() and alias[-1:].isalpha() and nxt.isascii() and nxt.isalpha():
+                continue  # 5Bx, 3Byte… part of a longer Latin word
+            return group
+    return None
+
+
+def _near_words(text: str, start: int, end: int) -> set[str]:
+    """Content bigrams within ``NUMBER_CONTEXT`` chars of a number in its sentence (units, digits left out):
+    what the number is said of. "UDP比TCP的首部少2个字节" and "端口号占2字节" share none."""
+    before = re.split(r"[。！？!?；;\n]", text[max(0, start - NUMBER_CONTEXT):start])[-1]
+    after = re.split(r"[。！？!?；;\n]", text[end:end + NUMBER_CONTEXT])[0]
+    window = before + " " + after
+    return {g for g in grams(window) if not re.search(r"\d", g) and g not in _UNIT_GRAMS}
+
+
+_UNIT_GRAMS = {"字节", "个字", "比特", "毫秒", "微秒", "纳秒", "分钟", "小时", "千赫", "兆赫", "赫兹"}
+
+
+def _occurrences(num: str, hay: str) -> list[int]:
+    """End positions of ``num`` standing alone (not inside a longer number) in ``hay``."""
+    pat = re.compile(rf"(?<![\d.]){re.escape(num)}(?!\d|\.\d)")
+    return [m.end() for m in pat.finditer(hay)]
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.Pow: operator.pow, ast.USub: operator.neg}
+
+
+def _eval(expr: str) -> Optional[float]:
+    """Value of a small arithmetic expression (+ − × ÷ ^ and parentheses), None if not one."""
+    expr = expr.replace("×", "*").replace("÷", "/").replace("^", "**").replace("（", "(").replace("）", ")")
+    try:
+        node = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def ev(n):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
+            return float(n.value)
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            left, right = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Pow) and abs(right) > 64:
+                raise ValueError
+            return _OPS[type(n.op)](left, right)
+        if isinstance(n, ast.UnaryOp) and type(n.op) in _OPS:
+            return _OPS[type(n.op)](ev(n.operand))
+        raise ValueError
+
+    try:
+        return ev(node)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    """None when every number is backed, else the reason."""
+    nr = rules.numbers
+    text = re.sub(nr.enumerators, "", normalise(strip_citations(sentence)), flags=re.M)
+    text = re.sub(r"(?<=\d) +(?=\d{3}(?!\d))", "", text)  # 125 000 → 125000, as in the passages
+    aliases = _unit_groups(rules)
+    computed: set[str] = set()
+    if nr.arithmetic:
+        for m in re.finditer(nr.expression, text):
+            value, operands = _eval(m.group(1)), re.findall(r"\d+(?:\.\d+)?", m.group(1))
+            result = float(m.group(2))
+            if (value is not None and len(operands) >= 2 and abs(value - result) <= nr.tolerance * max(1.0, abs(result))
+                    and all(_occurrences(o, ev.hay) for o in operands)):
+                computed.add(m.group(2))
+    for m in re.finditer(nr.pattern, text):
+        num = m.group(1)
+        if num in computed:
+            continue
+        ends = _occurrences(num, ev.hay)
+        unit = _unit_after(text, m.end(), aliases)
+        if not ends:
+            return f"number {num} not in the passages"
+        if len(num) > 1 or unit is not None:
+            near = _near_words(text, m.start(), m.end())
+            if near and not any(near & _near_words(ev.hay, e - len(num), e) for e in ends) and not _occurrences(num, ev.q_hay):
+                return f"number {num} not said of this in the passages"
+        if unit is None:
+            continue
+        units_there = {_unit_after(ev.hay, e, aliases) for e in ends}
+        if unit not in units_there and None not in units_there:  # a bare "41~47 题" is not against 41题
+            alias = next(a for a, g in aliases if g == unit and text[m.end():].lstrip().lstrip("个").startswith(a))
+            return f"number {num}{alias} (with its unit) not in the passages"
+    return None
+
+
+def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[Hit] = None) -> Optional[str]:
+    text = normalise(strip_citations(sentence))
+    letters: set[str] = set()
+    for p in rules.options.claim_patterns:
+        letters.update(re.findall(p, text, flags=re.M))
+    if not letters:
+        return None
+    allowed = ev.record_letters()
+    if allowed:
+        bad = letters - allowed
+        return f"option {''.join(sorted(bad))} but the record's answer is {''.join(sorted(allowed))}" if bad else None
+    if ev.labels:
+        bad = letters - ev.labels
+        return f"option {''.join(sorted(bad))} is not an option of the question" if bad else None
+    if hit is not None and hit.kind == "question" and letters <= _record_letters(hit.text):
+        return None  # quoting the answer line of the record it stands on
+    return f"option {''.join(sorted(letters))} not backed by a record's answer or the question's options"
+
+
+def polarity_terms(text: str, pair: PolarityPair, rules: ClaimRules) -> list[tuple[int, int, str]]:
+    """(start, end, side) of the pair's terms in ``text``, longest match first, negators applied."""
+    found = []
+    for side, terms in (("a", pair.a), ("b", pair.b)):
+        for t in terms:
+            found += [(m.start(), m.end(), side) for m in re.finditer(t, text)]
+    found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
+    out, last_end = [], -1
+    for start, end, side in found:
+        if start < last_end:
+            continue
+        last_end = end
+        if text[end:end + 1] == "性":  # 稳定性：× — an attribute and its value, not a claim
+            value = re.match(r"性\s*[:：]?\s*(\S)", text[end:])
+            pol = rules.polarity
+            if not value or value.group(1) not in pol.yes_values + pol.no_values:
+                continue
+            out.append((start, end, side if value.group(1) in pol.yes_values else ("b" if side == "a" else "a")))
+            continue
+        before = text[max(0, start - rules.polarity.window - 1):start]
+        if any(n in before for n in rules.polarity.negators):
+            side = "b" if side == "a" else "a"
+        out.append((start, end, side))
+    return out
+
+
+def _subject(text: str, start: int, prev_end: int) -> set[str]:
+    """Content bigrams (and Latin words) of the text before a polarity term: its subject."""
+    return _subject_grams(text[max(prev_end, start - SUBJECT_CHARS, 0):start])
+
+
+def _subject_grams(text: str) -> set[str]:
+    """Bigrams without function characters, and Latin names (FIFO, SRAM); no numbers or formulas."""
+    return {g for g in grams(text)
+            if not re.search(r"\d", g) and not (set(g) & PURE_FUNCTION) and not (g.isascii() and len(g) < 2)}
+
+
+def _subject_overlap(claim: set[str], passage: set[str]) -> float:
+    """Weighted share of the claim's subject in the passage's: a Latin name counts twice, so
+    "FIFO算法" does not match "LRU算法" on 算法 alone."""
+    total = _weight(claim)
+    return _weight(claim & passage) / total if total else 0.0
+
+
+def _weight(subj: set[str]) -> int:
+    """A Latin word (SRAM, DMA) names a subject on its own; a bigram is half of one."""
+    return sum(2 if g.isascii() else 1 for g in subj)
+
+
+def _question_subject(question: str, pair: PolarityPair) -> set[str]:
+    """The question with the pair's own terms removed ("快速排序是稳定的吗" → 快速排序)."""
+    for t in pair.a + pair.b:
+        question = re.sub(t, " ", question)
+    return _subject_grams(QUESTION_WORDS.sub(" ", normalise(question)))
+
+
+def check_polarity(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    text = normalise(strip_citations(sentence))
+    active = [(p, polarity_terms(text, p, rules)) for p in rules.polarity.pairs]
+    active = [(p, terms) for p, terms in active if terms]
+    if len(active) > 1:
+        active = [(p, t) for p, t in active if not p.only_alone]
+    for pair, terms in active:
+        need = pair.min_subject or rules.polarity.min_subject
+        prev = 0
+        for start, end, side in terms:
+            subj = _subject(text, start, prev)
+            prev = end
+            if _weight(subj) < 2:  # "是稳定的。": the subject is the question's
+                subj = subj | _question_subject(ev.question, pair)
+            verdict = _passage_side(subj, _object(text, end), pair, ev, rules, need)
+            if verdict and side not in verdict[0]:
+                said = text[start:end]
+                return f"polarity: says {said}, the passage says {verdict[1]}"
+    return None
+
+
+def _object(text: str, end: int) -> set[str]:
+    """What a polarity term is about, after it: 需要|刷新, 能|隔离广播域 (to the next mark)."""
+    m = re.match(r"[^，,。；;：:！？!?\n]{0,OBJECT_CHARS}".replace("OBJECT_CHARS", str(OBJECT_CHARS)), text[end:])
+    return _subject_grams(m.group() if m else "")
+
+
+def _local(unit: str, start: int, prev_end: int) -> set[str]:
+    """Where a passage term's object may stand before it: its own clause, and in a table row
+    ("类型特点：读出后需要重写（刷新）；SRAM：不用") the row's header field."""
+    lo = max(prev_end, start - SUBJECT_CHARS, 0)
+    clause = re.split(r"[，,；;。]", unit[lo:start])[-1]
+    head = ""
+    if len(re.findall(r"[:：]", unit)) >= 2 and re.search(r"[；;]", unit):
+        head = re.split(r"[；;]", unit)[0]
+    return _subject_grams(clause + " " + head)
+
+
+def _proximity(subj: set[str], low: str, start: int) -> float:
+    """How much of the claim's subject stands right before a passage's polarity term: each subject
+    word found within ``SUBJECT_CHARS`` before it counts 1/(1 + distance/``PROXIMITY``), Latin names
+    twice. "交换机可以隔离冲突域，但不能隔离广播域": 交换机 is the subject of 不能 too, at 9 chars;
+    "…交换机只能隔离冲突域；路由器可以隔离广播域": 交换机 is far from 可以, 路由器 is next to it."""
+    total = _weight(subj)
+    if not total:
+        return 0.0
+    lo = max(0, start - SUBJECT_CHARS)
+    got = 0.0
+    for g in subj:
+        pos = low.rfind(g, lo, start)
+        if pos >= 0:
+            got += (2 if g.isascii() else 1) / (1 + (start - pos - len(g)) / PROXIMITY)
+    return got / total
+
+
+def _passage_side(subj: set[str], obj: set[str], pair: PolarityPair, ev: Evidence, rules: ClaimRules,
+                  need: float) -> Optional[tuple[set[str], str]]:
+    """Sides the passages take about ``subj`` (the best-matching mentions), with a sample term.
+    A mention qualifies when ``need`` of the subject's words stand within ``SUBJECT_CHARS`` before
+    it; qualified mentions rank by how close the subject is (``_proximity``), and one that also
+    speaks of the same object
+    (需要刷新, not 需要2^n条线路) ranks higher by ``OBJECT_WEIGHT``. In a table row the object is
+    often in the header before the cell ("读出后需要重写（刷新）；SRAM：不用"), so the object is
+    looked for on both sides of the passage's term."""
+    best, sides, sample = 0.0, set(), ""
+    for unit, _ in ev.units:
+        low = unit.lower()
+        prev = 0
+        for start, end, side in polarity_terms(unit, pair, rules):
+            around = _local(unit, start, prev)
+            prev = end
+            if _subject_overlap(subj, _subject(unit, start, 0)) < need:
+                continue  # not about the same subject
+            score = _proximity(subj, low, start)
+            if obj:
+                score += OBJECT_WEIGHT * containment(obj, around | _object(unit, end))
+            if score > best + 0.05:
+                best, sides, sample = score, {side}, unit[start:end + (3 if unit[end:end + 1] == "性" else 0)]
+            elif score >= best - 0.05:
+                sides.add(side)
+                best = max(best, score)
+    return (sides, sample) if sides else None
+
+
+def question_entities(question: str, rules: ClaimRules) -> list[str]:
+    """The two things a question contrasts: 进程和线程…, SRAM和DRAM…, 流量控制和拥塞控制…
+    (a Chinese entity on the right is cut to the length of the one on the left)."""
+    if rules.entities is None:
+        return []
+    conj = "|".join(re.escape(c) for c in rules.entities.conjunctions)
+    cjk = rf"[^\W\dA-Za-z_{''.join(PURE_FUNCTION)}]"
+    m = re.search(rf"([A-Za-z][A-Za-z0-9+]*{cjk}{{0,4}}|{cjk}{{2,6}})\s*(?:{conj})\s*([A-Za-z0-9+]*)({cjk}*)",
+                  normalise(question))
+    if not m:
+        return []
+    left = m.group(1)
+    tail = len(re.sub(r"^[A-Za-z][A-Za-z0-9+]*", "", left))  # Chinese chars after a Latin head: B树 → 1
+    right = m.group(2) + m.group(3)[:tail] if m.group(2) else m.group(3)[: len(left)]
+    return [left, right] if left.lower() != right.lower() and len(right) >= 2 else []
+
+
+def _clauses(text: str, rules: ClaimRules) -> list[str]:
+    return [c for c in re.split(rf"[{rules.entities.clause_marks}\n]", normalise(strip_citations(text))) if c.strip()]
+
+
+def _mentions(clause: str, entities: list[str]) -> list[str]:
+    low = clause.lower()
+    return [e for e in entities if e.lower() in low]
+
+
+def _predicate(clause: str, entities: list[str]) -> set[str]:
+    for e in entities:
+        clause = re.sub(re.escape(e), " ", clause, flags=re.I)
+    return _subject_grams(clause)
+
+
+def check_entities(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    """A swap of the two things the question contrasts ("进程是调度的基本单位" where the passage
+    says 线程 is): for a clause of the answer naming one of them, the passage clauses saying the
+    same thing (``min_predicate`` of its other words) must name the same one."""
+    entities = ev.entities
+    if len(entities) != 2:
+        return None
+    for clause in _clauses(sentence, rules):
+        named = _mentions(clause, entities)
+        pred = _predicate(clause, entities)
+        if len(named) != 1 or len(pred) < 2:
+            continue
+        best, who = 0.0, set()
+        for unit in ev.clauses:
+            other = _mentions(unit, entities)
+            if len(other) != 1:
+                continue
+            score = containment(pred, _predicate(unit, entities))
+            if score < rules.entities.min_predicate:
+                continue
+            if score > best + 0.05:
+                best, who = score, {other[0]}
+            elif score >= best - 0.05:
+                who.add(other[0])
+        if who and named[0] not in who:
+            return f"swap: the passage says this of {'/'.join(sorted(who))}, not {named[0]}"
+    return None
+
+
+def check_overlap(sentence: str, citations: list[str], ev: Evidence,
+                  rules: ClaimRules) -> tuple[Optional[str], Optional[Hit]]:
+    """(reason or None, the passage that backs the sentence best)."""
+    g = grams(sentence)
+    if not ev.hits:
+        return "no passages", None
+    scores = [containment(g, hg) for hg in ev.hit_grams]
+    cited = [i for i, h in enumerate(ev.hits) if h.citation in citations]
+    order = sorted(range(len(ev.hits)), key=lambda i: (i not in cited, -scores[i]))
+    best = max(range(len(ev.hits)), key=lambda i: scores[i])
+    if len(g) < rules.overlap.min_grams:
+        return None, ev.hits[order[0]] if cited else ev.hits[best]
+    local = 0.0
+    for i in order:
+        with_q = containment(g, ev.hit_grams[i] | ev.question_grams)
+        if scores[i] >= rules.overlap.min_passage and with_q >= rules.overlap.min_with_question:
+            local = max(local, window_overlap(sentence, g, ev.hits[i].text, ev.question_grams))
+            if local >= rules.overlap.min_window:
+                return None, ev.hits[i]
+    with_q = containment(g, ev.hit_grams[best] | ev.question_grams)
+    if with_q >= rules.overlap.min_with_question:
+        return (f"words scattered over the passage: {local:.2f} in one stretch, below "
+                f"{rules.overlap.min_window}"), ev.hits[best]
+    return (f"overlap {scores[best]:.2f}/{with_q:.2f} with the best passage, below "
+            f"{rules.overlap.min_passage}/{rules.overlap.min_with_question}"), ev.hits[best]
+
+
+def window_overlap(sentence: str, g: set[str], passage: str, question_grams: set[str]) -> float:
+    """Best share of the sentence's words (the question's allowed) found within one stretch of the
+    passage 1.5 times the sentence's length: a paraphrase keeps its words together, a sentence
+    assembled from domain words strewn over a chunk does not."""
+    size = max(WINDOW_MIN, int(len(strip_citations(sentence)) * WINDOW_FACTOR))
+    best = 0.0
+    for start in range(0, max(1, len(passage) - size + 1), WINDOW_STEP):
+        best = max(best, containment(g, grams(passage[start:start + size]) | question_grams))
+        if best >= 1.0:
+            break
+    return best
+
+
+def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
+    quoted = _squash(content(sentence))
+    if len(quoted) >= QUOTE_CHARS:
+        for h, text in zip(ev.hits, ev.hit_texts):
+            if quoted in text:  # a passage's own words (the grounded core, a copied sentence)
+                return Claim(text=strip_citations(sentence), supported=True, reason="quoted", citation=h.citation)
+    reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
+    reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
+              or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap)
+    return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
+                 citation=hit.citation if hit else None)
+
+
+def is_filler(sentence: str, rules: ClaimRules) -> bool:
+    """Headings and connectives (答案：, 综上：) that state nothing, name no option and take no side."""
+    body = normalise(strip_citations(sentence))
+    if any(re.search(p, body, flags=re.M) for p in rules.options.claim_patterns):
+        return False
+    if any(polarity_terms(body, pair, rules) for pair in rules.polarity.pairs if not pair.only_alone):
+        return False
+    return len(grams(body)) < 2 and not re.search(r"\d", body)
+
+
+def check(answer_text: str, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
+          rules: Optional[ClaimRules] = None, kind: Optional[str] = None) -> list[Claim]:
+    """One :class:`Claim` per sentence of ``answer_text``; the first sentence that states something
+    (for a choice question: the first naming an option, if any) is the main claim."""
+    rules = rules or load_rules()
+    ev = Evidence.build(hits, question, rules, record)
+    claims = []
+    for sentence, cites in answer_sentences(answer_text):
+        if is_filler(sentence, rules):
+            claims.append(Claim(text=strip_citations(sentence), supported=True, reason="no claim"))
+            continue
+        claims.append(check_sentence(sentence, cites, ev, rules))
+    mark_main(claims, rules, kind, question)
+    return claims
+
+
+def mark_main(claims: list[Claim], rules: ClaimRules, kind: Optional[str], question: str = "") -> None:
+    stating = [c for c in claims if c.reason != "no claim"]
+    if question:
+        stating = [c for c in stating if novelty(c.text, question) >= MIN_NOVELTY] or stating
+    if kind == "choice":
+        named = [c for c in stating if any(re.search(p, normalise(c.text), flags=re.M)
+                                           for p in rules.options.claim_patterns)]
+        stating = named or stating
+    if stating:
+        stating[0].main = True
+
+
+class Checker:
+    """Checks an answer sentence by sentence as it streams (same verdicts as :func:`check`)."""
+
+    def __init__(self, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
+                 rules: Optional[ClaimRules] = None, kind: Optional[str] = None):
+        self.rules = rules or load_rules()
+        self.ev = Evidence.build(hits, question, self.rules, record)
+        self.kind = kind
+        self.claims: list[Claim] = []
+
+    def add(self, sentence: str, citations: list[str]) -> Claim:
+        if is_filler(sentence, self.rules):
+            claim = Claim(text=strip_citations(sentence), supported=True, reason="no claim")
+        else:
+            claim = check_sentence(sentence, citations, self.ev, self.rules)
+            if not any(c.main for c in self.claims) and self._can_be_main(claim):
+                claim.main = True
+            if claim.supported and not claim.main and novelty(sentence, self.ev.question) < MIN_NOVELTY:
+                claim.reason = claim.reason or "restates the question"
+        self.claims.append(claim)
+        return claim
+
+    def _can_be_main(self, claim: Claim) -> bool:
+        if novelty(claim.text, self.ev.question) < MIN_NOVELTY:
+            return False  # "B树和B+树查找方式不同。" says nothing the question did not
+        if self.kind != "choice":
+            return True
+        return any(re.search(p, normalise(claim.text), flags=re.M) for p in self.rules.options.claim_patterns)

@@ -1,0 +1,220 @@
+"""The grounded core of an answer (原文要点): the 1–3 sentences of the retrieved passages that best
+cover the question, verbatim, each with its chunk id and citation. Needs no LLM, so it is shown with
+``--no-llm`` too, and it is what an answer falls back to when the LLM's main claim fails the check.
+
+Scoring: a sentence's score is the share of the question's content it covers (``coverage``), times a
+rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
+passages), times a penalty for sentences that ask (exercise text), times a bonus for the sentence
+that defines the asked term when the question asks for a definition; a heading or an announcement
+("区别如下：") is joined to the sentence after it; sentences over ``LONG_SENTENCE`` chars are trimmed
+for display. A past-paper record offers its answer (with the
+chosen option's text) and analysis, not its stem. With the index vocabulary, the question's content is its indexed words (the BM25
+``tokenize_query``, no jieba on the query path) weighted by length; without, character bigrams.
+Sentences are taken greedily by *new* coverage, so the second sentence adds what the first lacks;
+one is taken when the best covers nearly everything, more while each adds at least
+``MIN_GAIN`` and scores at least ``KEEP_RATIO`` of the best.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pipeline.ask.sentences import QUESTION_WORDS, containment, content, grams, normalise, novelty, split_sentences
+from pipeline.models import Hit, KeySentence
+
+MAX_SENTENCES = 3
+MAX_HITS = 5  # passages looked at (the top of the ranking)
+RANK_DISCOUNT = 0.08  # score × (1 − 0.08 × (rank − 1)): hit 5 keeps 68 %
+LONG_SENTENCE = 160  # chars; longer sentences are cut at a clause boundary near here for display
+MIN_CHARS = 8  # shorter sentences ("+ 半导体存储器。") say too little to stand alone
+MIN_SCORE = 0.2  # below this share of the question's content a sentence is not a key sentence
+MIN_GAIN = 0.1  # a further sentence must add this much coverage
+KEEP_RATIO = 0.5  # …and score at least half of the best one
+MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's words is penalised like a question
+FOCUS_WEIGHT = 1.5  # terms of the question's last clause (what is asked)
+DEFINITION_FACTOR = 1.2  # a concept question prefers the sentence that defines its term
+TITLE_FACTOR = 1.1  # a passage whose own heading is the question's subject (§ 奇偶校验码 for 奇偶校验码…)
+QUESTION_PENALTY = 0.3  # a sentence asking something (…是多少？) is rarely the answer
+ASKED_FACTOR = 1.02  # a question joined to its answer (FAQ-style notes) wins ties: it asks what the student asks
+HEADING_CHARS = 20  # a line this short without an end mark is a heading
+_ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[)）]\s*[。.]?$")  # ends as a question or a blank
+_ASKED = re.compile(r"[?？]$")
+_GOES_ON = re.compile(r"^(?:即|也就是说|也即|换言之|换句话说)")
+_BULLET = re.compile(r"^\s*(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)+")
+_HEAD_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#]+|[:：]$")
+_PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
+_DEFINES = re.compile(r"^[^。，,]{0,8}?(?:是|指|即|称为|就是|[:：])")
+_ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意思|含义|定义|是指")
+_INTRO = re.compile(r"(?:以下|如下|下列|几点|几个方面)[^。]{0,6}[。：:]?$|[：:]$")
+_RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
+
+
+def question_terms(question: str, vocab=None) -> dict[str, float]:
+    """Content terms of the question with weights. With a vocabulary: indexed words (≥ 2 chars or
+    Latin), weight = length, so 平均查找长度 outweighs 查找; without: bigrams, weight 1. Terms of the
+    last clause weigh ``FOCUS_WEIGHT`` times more when there are several: a Chinese question sets
+    the scene first and asks last ("死锁的必要条件里，请求和保持条件指什么")."""
+    q = normalise(question)
+    clauses = [c for c in re.split(r"[，,；;：:？?]", q) if c.strip()]
+    last = clauses[-1] if len(clauses) > 1 else ""
+    if vocab:
+        from pipeline.text.tokenize import tokenize_query
+
+        toks = {t for t in tokenize_query(QUESTION_WORDS.sub(" ", q), vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
+        if toks:
+            return {t: len(t) * (FOCUS_WEIGHT if last and t in last.lower() else 1.0) for t in toks}
+    return {g: FOCUS_WEIGHT if last and g in last.lower() else 1.0
+            for g in grams(question, drop_question_words=True) if len(g) >= 2 or g.isascii()}
+
+
+def titled(h: Hit, question: str, terms: dict[str, float]) -> bool:
+    """The passage's innermost heading names what the question is about."""
+    if not h.chapter_path or h.kind == "question":
+        return False
+    head = _HEAD_NOISE.sub("", normalise(h.chapter_path[-1])).lower()
+    if len(head) < 2:
+        return False
+    return head in normalise(question).lower() or coverage(terms, head)[0] >= 0.5
+
+
+def is_definition(sentence: str, terms: dict[str, float]) -> bool:
+    """The sentence defines a question term: "RAID（…）是将多个…", "+ 进程：是…", "SPOOLing技术即…"."""
+    s = _PAREN.sub("", _BULLET.sub("", normalise(sentence))).lower()
+    for t in terms:
+        if s.startswith(t) and not (t.isascii() and re.match(r"[a-z0-9]", s[len(t):len(t) + 1])):
+            if _DEFINES.match(s[len(t):len(t) + 12]):
+                return True
+    return False
+
+
+def coverage(terms: dict[str, float], text: str, covered: Optional[set[str]] = None) -> tuple[float, set[str]]:
+    """Weighted share of ``terms`` found in ``text`` (ignoring those in ``covered``), and which."""
+    total = sum(terms.values())
+    if not total:
+        return 0.0, set()
+    low = content(text)
+    bigrams = None
+    found = set()
+    for t in terms:
+        if covered and t in covered:
+            continue
+        if len(t) == 2 and not t.isascii():
+            bigrams = bigrams if bigrams is not None else grams(text)
+            if t in bigrams or t in low:
+                found.add(t)
+        elif t in low:
+            found.add(t)
+    return sum(terms[t] for t in found) / total, found
+
+
+def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
+    """Sentences of the top hits, long ones trimmed. Of a past-paper record only its answer (with the
+    chosen option's text) and analysis: its stem is a question, not an answer."""
+    out: list[tuple[str, Hit]] = []
+    for h in hits[:MAX_HITS]:
+        for s in record_sentences(h.text) if h.kind == "question" else joined_sentences(h.text):
+            if _RECORD_HEAD.match(s) or len(_BULLET.sub("", s).strip(" 。；;")) < MIN_CHARS:
+                continue
+            out.append((trim(s), h))
+    return out
+
+
+def joined_sentences(text: str) -> list[str]:
+    """Sentences, where a heading ("1. 三次握手建立连接"), an announcement ("区别如下：") or a question
+    the text then answers ("为什么要三次握手？主要是为了…") is joined to the sentence after it, and
+    a restatement ("即…") to the sentence before it."""
+    sents = []
+    for s in split_sentences(text, semicolon=False):
+        if sents and _GOES_ON.match(s):  # "即…": says the sentence before again, plainer
+            sents[-1] += s
+        else:
+            sents.append(s)
+    out = []
+    i = 0
+    while i < len(sents):
+        s = sents[i]
+        heading = len(s) <= HEADING_CHARS and not re.search(r"[。！？；!?;]$", s)
+        if (heading or _INTRO.search(s) or _ASKED.search(s)) and i + 1 < len(sents):
+            out.append(s + (" " if heading else "") + sents[i + 1])
+            i += 2
+            continue
+        out.append(s)
+        i += 1
+    return out
+
+
+def record_sentences(text: str) -> list[str]:
+    from pipeline.ask.records import parse_record
+
+    _, answer, analysis = parse_record(text)
+    out = []
+    if answer:
+        letter = re.fullmatch(r"\s*([A-D])[。.]?\s*", answer)
+        option = re.search(rf"^{letter.group(1)}[.．、]\s*(.+)$", text, re.M) if letter else None
+        out.append(f"答案：{answer.strip()}" + (f"（{option.group(1).strip()}）" if option else ""))
+    return out + (split_sentences(analysis, semicolon=False) if analysis else [])
+
+
+def penalty(sentence: str) -> float:
+    """Questions (exercise text) rarely answer anything."""
+    parts = split_sentences(sentence) or [sentence]
+    if _ASKING.search(parts[-1]):
+        return QUESTION_PENALTY
+    if any(_ASKING.search(p) for p in parts[:-1]):
+        return ASKED_FACTOR
+    return 1.0
+
+
+def trim(sentence: str) -> str:
+    """Cut an over-long sentence at the last clause mark before ``LONG_SENTENCE`` chars."""
+    if len(sentence) <= LONG_SENTENCE:
+        return sentence
+    cut = max(sentence.rfind(p, 0, LONG_SENTENCE) for p in "，,、：:）)")
+    return sentence[: cut + 1 if cut > LONG_SENTENCE // 2 else LONG_SENTENCE] + "…"
+
+
+def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_SENTENCES) -> list[KeySentence]:
+    """The key sentences, best first (see the module docstring for the scoring)."""
+    terms = question_terms(question, vocab)
+    defining = bool(_ASKS_DEFINITION.search(question))
+    pool = []  # (standalone score, sentence, hit)
+    for s, h in candidates(hits):
+        rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
+        if defining and is_definition(s, terms):
+            rank_w *= DEFINITION_FACTOR
+        if titled(h, question, terms):
+            rank_w *= TITLE_FACTOR
+        if novelty(s, question) < MIN_NOVELTY:
+            rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
+        pool.append((coverage(terms, s)[0] * rank_w, rank_w, s, h))
+    chosen: list[KeySentence] = []
+    covered: set[str] = set()
+    best = 0.0
+    while pool and len(chosen) < max_sentences:
+        scored = [(coverage(terms, s, covered)[0] * w, i) for i, (_, w, s, _) in enumerate(pool)]
+        gain, i = max(scored, key=lambda t: (t[0], -t[1]))
+        alone, _, s, h = pool.pop(i)
+        if not chosen and alone < MIN_SCORE:
+            break
+        if chosen and (gain < MIN_GAIN or alone < KEEP_RATIO * best):
+            break
+        best = best or alone
+        key = content(s)
+        if any(key in content(c.text) or content(c.text) in key for c in chosen):
+            continue
+        covered |= coverage(terms, s)[1]
+        chosen.append(KeySentence(text=s, chunk_id=h.chunk_id, citation=h.citation, score=round(alone, 3)))
+        if _share(terms, covered) >= 0.95:
+            break
+    return chosen
+
+
+def _share(terms: dict[str, float], covered: set[str]) -> float:
+    total = sum(terms.values())
+    return sum(terms[t] for t in covered) / total if total else 0.0
+
+
+def overlap_with(question: str, text: str) -> float:
+    """Bigram containment of the question's content in ``text`` (used to rank record stems)."""
+    return containment(grams(question, drop_question_words=True), grams(text))

@@ -1,0 +1,105 @@
+"""Claim rules: golden cases (tests/ask/data/claims_golden.yaml) and the rules file itself."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from answer_helpers import make_hit
+
+from pipeline.ask.claims import Checker, ClaimRules, answer_sentences, check, load_rules
+from pipeline.ask.records import to_record
+
+GOLDEN = yaml.safe_load((Path(__file__).parent / "data" / "claims_golden.yaml").read_text("utf-8"))
+
+
+def _hits(case):
+    out = []
+    for i, name in enumerate(case["passages"], start=1):
+        is_record = name == case.get("record")
+        out.append(make_hit(i, GOLDEN["passages"][name], path=("章", name), kind="question" if is_record else "text",
+                            year=2019 if is_record else None, number=8 if is_record else None, chunk_id=name))
+    return out
+
+
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=[c["name"] for c in GOLDEN["cases"]])
+def test_golden(case):
+    hits = _hits(case)
+    record = to_record(hits[0], "reference", 1.0) if case.get("record") else None
+    claims = check(case["answer"], hits, case["question"], record=record)
+    supported = all(c.supported for c in claims)
+    assert supported == case["supported"], [(c.text, c.reason) for c in claims]
+    if not supported:
+        assert any(case["reason"] in c.reason for c in claims), [c.reason for c in claims]
+
+
+def test_golden_set_covers_each_rule_both_ways():
+    reasons = {c.get("reason") for c in GOLDEN["cases"] if not c["supported"]}
+    assert {"polarity", "number", "option", "unit", "overlap"} <= reasons
+    assert sum(c["supported"] for c in GOLDEN["cases"]) >= 8
+
+
+def test_supported_claim_carries_the_citation_of_its_passage():
+    hits = [make_hit(1, "顺序查找的平均查找长度为(n+1)/2。", path=("第七章", "7.1 顺序查找")),
+            make_hit(2, "折半查找的时间复杂度为O(log2n)，要求顺序存储且有序。")]
+    claims = check("折半查找要求顺序存储并且有序。", hits, "折半查找有什么要求")
+    assert claims[0].supported and claims[0].citation == hits[1].citation
+
+
+def test_citation_after_the_full_stop_belongs_to_the_sentence_before():
+    text = "折半查找要求有序。[来源: 第七章 查找 › 7.2 折半查找|第3页·片段1]\n时间复杂度为O(log2n)。"
+    pairs = answer_sentences(text)
+    assert [s for s, _ in pairs][1] == "时间复杂度为O(log2n)。"
+    assert pairs[0][1] == ["[来源: 第七章 查找 › 7.2 折半查找|第3页·片段1]"]
+
+
+def test_main_claim_of_a_choice_answer_is_the_one_naming_the_option():
+    hit = make_hit(1, "2019年 第8题（单项选择题）\n查找失败的平均查找长度是\nA. 4\nB. 5\nC. 6\nD. 7\n答案：C\n解析：平均为6。",
+                   kind="question", year=2019, number=8)
+    claims = check("查找失败的平均查找长度为6。选C。", [hit], "2019年第8题", record=to_record(hit, "reference", 1.0),
+                   kind="choice")
+    assert [c.main for c in claims] == [False, True]
+
+
+def test_streaming_checker_agrees_with_check():
+    case = next(c for c in GOLDEN["cases"] if c["name"].startswith("快速排序稳定"))
+    hits = _hits(case)
+    checker = Checker(hits, case["question"])
+    streamed = [checker.add(s, cites) for s, cites in answer_sentences(case["answer"])]
+    assert [c.supported for c in streamed] == [c.supported for c in check(case["answer"], hits, case["question"])]
+    assert streamed[0].main
+
+
+def test_rules_file_is_validated(tmp_path):
+    raw = yaml.safe_load(Path("pipeline/ask/claims.yaml").read_text("utf-8"))
+    raw["numbers"]["pattern"] = "(unclosed"
+    bad = tmp_path / "claims.yaml"
+    bad.write_text(yaml.safe_dump(raw, allow_unicode=True), "utf-8")
+    with pytest.raises(ValueError, match="bad regular expression"):
+        load_rules(bad)
+
+
+def test_user_rules_can_add_a_polarity_pair(tmp_path):
+    raw = yaml.safe_load(Path("pipeline/ask/claims.yaml").read_text("utf-8"))
+    raw["polarity"]["pairs"].append({"name": "允许", "a": ["允许"], "b": ["不允许"]})
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True), "utf-8")
+    rules = load_rules(path)
+    assert isinstance(rules, ClaimRules)
+    hits = [make_hit(1, "Floyd算法不允许图中有带负权值的边组成的回路。")]
+    answer = "Floyd算法允许图中有带负权值的边组成的回路。"
+    assert check(answer, hits, "Floyd能处理负权回路吗")[0].supported  # the shipped rules do not know 允许
+    assert not check(answer, hits, "Floyd能处理负权回路吗", rules=rules)[0].supported
+
+
+@pytest.mark.parametrize("question,entities", [
+    ("进程和线程谁是调度的基本单位，谁是资源分配的基本单位", ["进程", "线程"]),
+    ("SRAM和DRAM哪个要刷新？", ["SRAM", "DRAM"]),
+    ("流量控制和拥塞控制有啥不一样", ["流量控制", "拥塞控制"]),
+    ("B树和B+树查找方式有什么不同？", ["B树", "B+树"]),
+    ("邮件的发送和读取分别用什么协议", ["发送", "读取"]),
+    ("折半查找的时间复杂度是多少", []),
+])
+def test_question_entities(question, entities):
+    from pipeline.ask.claims import question_entities
+
+    assert question_entities(question, load_rules()) == entities
