@@ -111,12 +111,28 @@ for _stage in STAGES:
 
 
 def _print_answer(result, *, streamed: bool) -> None:
+    """The answer (unless it was streamed as it came), the study extras, then the cited passages."""
+    from pipeline.ask.service import render
+
     if streamed:
         typer.echo("")
-    elif result.answer:
-        typer.echo(result.answer)
+    else:
+        text = render(result)
+        if text:
+            typer.echo(text)
+        elif result.note and not result.generation_failed:
+            typer.echo(result.note)
+    if result.standalone_question:
+        typer.echo(f"（按上下文理解为：{result.standalone_question}）", err=True)
     if result.note and result.generation_failed:
         typer.echo(result.note, err=True)
+    if result.extras is not None:
+        if result.extras.review:
+            typer.echo(f"\n复习建议：{result.extras.review}")
+        if result.extras.questions:
+            typer.echo("延伸问题：")
+            for i, q in enumerate(result.extras.questions, start=1):
+                typer.echo(f"  {i}. {q.question} {q.citation}")
     typer.echo("\n参考片段：" if result.hits else "没有检索到片段。")
     for h in result.hits:
         snippet = h.text.replace("\n", " ")[:120]
@@ -129,21 +145,32 @@ def _print_answer(result, *, streamed: bool) -> None:
 def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树和B+树的区别是什么\".")],
         chapter: Annotated[Optional[str], typer.Option("--chapter", help="Only chunks under a heading containing this.")] = None,
         top_k: Annotated[int, typer.Option("--top-k", min=1, max=50)] = 5,
-        no_llm: Annotated[bool, typer.Option("--no-llm", help="Only show ranked cited passages.")] = False,
+        no_llm: Annotated[bool, typer.Option("--no-llm", help="No generated answer: the record answer or the quoted key sentences, and the cited passages.")] = False,
+        session: Annotated[Optional[str], typer.Option("--session", help="Keep the last 3 turns under this name, so a follow-up (\"那它和LRU有什么区别\") is understood.")] = None,
+        extras: Annotated[bool, typer.Option("--extras", help="Add 复习建议 and 延伸问题 (two questions the material answers, with citations).")] = False,
         mode: Mode = None, as_json: Json = False, data_dir: DataDir = None):
     """Answer from your material with citations [来源: 章节路径|片段位置]."""
-    from pipeline.ask.service import ChapterNotFound, IndexMissing, answer_json
+    from pipeline.ask.service import ChapterNotFound, IndexMissing, SessionError, answer_json
 
     service = _service(data_dir)
-    stream = None if as_json else (lambda t: (sys.stdout.write(t), sys.stdout.flush()))
+    streamed = []
+
+    def stream(text: str) -> None:
+        streamed.append(text)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
     try:
-        result = service.ask(question, chapter=chapter, top_k=top_k, mode=mode, use_llm=not no_llm, on_token=stream)
+        result = service.ask(question, chapter=chapter, top_k=top_k, mode=mode, use_llm=not no_llm,
+                             on_token=None if as_json or no_llm else stream, session=session, extras=extras)
+    except SessionError as exc:
+        _fail(str(exc), 2)
     except (ChapterNotFound, IndexMissing) as exc:
         _fail(str(exc))
     if as_json:
         _echo_json(answer_json(result))
     else:
-        _print_answer(result, streamed=not no_llm and service.llm() is not None)
+        _print_answer(result, streamed=bool(streamed))
     if result.generation_failed:
         raise typer.Exit(1)
 
@@ -187,24 +214,38 @@ def questions(chapter: Annotated[Optional[str], typer.Option("--chapter", help="
 
 
 @app.command(name="eval")
-def eval_(qa_file: Annotated[Path, typer.Argument(help="QA jsonl: question, gold[{file, contains}], kind, chapter.", exists=True, dir_okay=False)],
+def eval_(qa_file: Annotated[Path, typer.Argument(help="QA jsonl: question, gold[{file, contains}], answer, kind, chapter.", exists=True, dir_okay=False)],
           mode: Mode = None,
           chapter_aware: Annotated[bool, typer.Option("--chapter-aware", help="Use each question's chapter as --chapter.")] = False,
+          answers: Annotated[bool, typer.Option("--answers", help="Answer every question and judge it against its reference `answer`: right / wrong / refused, unsupported claims, time per answer.")] = False,
+          no_llm: Annotated[bool, typer.Option("--no-llm", help="With --answers: judge the answers given without the LLM (record answers, key sentences).")] = False,
           as_json: Json = False, data_dir: DataDir = None):
-    """Retrieval quality on a QA file: hit@1/3/5 and MRR, overall and per kind."""
+    """Retrieval quality on a QA file (hit@1/3/5, MRR), or with --answers the answers' quality."""
     from pipeline.ask.service import IndexMissing
 
     on_row = (lambda row: typer.echo(json.dumps(row, ensure_ascii=False))) if as_json else None
+    service = _service(data_dir)
     try:
-        summary = _service(data_dir).evaluate(qa_file, mode=mode, chapter_aware=chapter_aware, on_row=on_row)
+        if answers:
+            summary = service.evaluate_answers(qa_file, use_llm=not no_llm, mode=mode, on_row=on_row)
+        else:
+            summary = service.evaluate(qa_file, mode=mode, chapter_aware=chapter_aware, on_row=on_row)
     except (IndexMissing, ValueError) as exc:
         _fail(str(exc))
     if as_json:
         typer.echo(json.dumps({"summary": summary}, ensure_ascii=False))
-        return
-    typer.echo(f"{'kind':<14}{'n':>4}{'hit@1':>8}{'hit@3':>8}{'hit@5':>8}{'MRR':>8}")
-    for name, b in [("all", summary)] + list(summary["by_kind"].items()):
-        typer.echo(f"{name:<14}{b['n']:>4}{b['hit@1']:>8.3f}{b['hit@3']:>8.3f}{b['hit@5']:>8.3f}{b['mrr']:>8.3f}")
+    elif answers:
+        typer.echo(f"{'kind':<14}{'n':>4}{'right':>7}{'wrong':>7}{'refused':>9}{'unsupp.':>9}{'unsupp.#':>9}{'p50 s':>8}{'p95 s':>8}")
+        for name, b in [("all", summary)] + list(summary["by_kind"].items()):
+            typer.echo(f"{name:<14}{b['n']:>4}{b['right']:>7}{b['wrong']:>7}{b['refused']:>9}{b['with_unsupported']:>9}"
+                       f"{b['unsupported_number']:>9}{b['p50_s']:>8.1f}{b['p95_s']:>8.1f}")
+        rec = summary["records"]
+        typer.echo(f"right rate {summary['right_rate']:.3f}; record questions answered with the record "
+                   f"{rec['answered_with_record']}/{rec['resolved']}; first shown text p50 {summary['first_token_p50_s']:.2f} s")
+    else:
+        typer.echo(f"{'kind':<14}{'n':>4}{'hit@1':>8}{'hit@3':>8}{'hit@5':>8}{'MRR':>8}")
+        for name, b in [("all", summary)] + list(summary["by_kind"].items()):
+            typer.echo(f"{name:<14}{b['n']:>4}{b['hit@1']:>8.3f}{b['hit@3']:>8.3f}{b['hit@5']:>8.3f}{b['mrr']:>8.3f}")
 
 
 @app.command()

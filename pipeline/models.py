@@ -313,6 +313,8 @@ class Answer(BaseModel):
     prompt_version: Optional[str] = None
     generated: Optional[str] = None  # the model's own text, before the claim check (for eval and debugging)
     timings: dict[str, float] = Field(default_factory=dict)  # seconds: "total", "first_token", "llm"
+    standalone_question: Optional[str] = None  # a session's follow-up rewritten to stand alone (what was retrieved)
+    extras: Optional["Extras"] = None  # --extras: 复习建议 and 延伸问题
 
 
 class DocReport(BaseModel):
@@ -347,3 +349,6 @@ class Extras(BaseModel):
 
     review: str = ""
     questions: list[FurtherQuestion] = Field(default_factory=list)
+
+
+Answer.model_rebuild()

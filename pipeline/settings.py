@@ -101,6 +101,11 @@ class AskSettings(Group):
     vector_weight: float = Field(0.1, description="RRF weight of the vector list. 0.1 measured best with the packaged USE vectors (bench/bench_fusion.py: 0.1–1.0 tried), still below BM25 alone; ~0.3 with EmbeddingGemma.")
     refuse_min_coverage: float = Field(0.5, description="Refuse before calling the LLM when less than this share of the question's content characters is matched by indexed words found in the top passages, and the best BM25 score is below refuse_min_bm25 (calibrated on the dev set + bench/data/out_of_scope.jsonl; see BENCHMARKS.md).")
     refuse_min_bm25: float = Field(9.0, description="See refuse_min_coverage.")
+    record_answers: bool = Field(True, description="A question that resolves to a past-paper record (by reference, or a top hit whose stem matches it) is answered with the record's 答案 and 解析 verbatim, without the LLM.")
+    key_sentences: int = Field(3, ge=1, le=5, description="Sentences quoted as 原文要点, the grounded core shown with every answer.")
+    max_context_chars: int = Field(450, description="Passage characters the LLM reads per answer: ~2 s of prompt reading per 100 characters on 2 cores, and the 1.5B model keeps to short material better.")
+    unsupported: Optional[Literal["drop", "mark"]] = Field(None, description="A generated sentence the passages do not back is dropped, or kept and marked （资料中未找到依据）; unset: as claims_file says.")
+    claims_file: Optional[str] = Field(None, description="Claim-check rules YAML replacing pipeline/ask/claims.yaml (polarity pairs, number units, thresholds).")
 
 
 class LlmSettings(Group):
@@ -115,7 +120,7 @@ class LlmSettings(Group):
     threads: int = Field(2, description="CPU threads for the local model.")
     slots: int = Field(2, ge=1, description="Generations the local model runs at once (each with its own n_ctx context); more wait for a free slot. `serve` sizes its queue from it.")
     n_ctx: int = Field(4096, ge=512, description="Context tokens per slot of the local model (prompt + answer).")
-    max_tokens: int = Field(400, description="Answer length cap.")
+    max_tokens: int = Field(300, description="Answer length cap in tokens (~12 s of generation for the packaged model on 2 cores).")
 
 
 class ServeSettings(Group):

@@ -26,6 +26,7 @@ the answer built so far attached as ``exc.partial_answer``.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Literal, Optional
@@ -54,6 +55,7 @@ CORE_HEAD = "原文要点："
 ANSWER_HEAD = "解答："
 FALLBACK_NOTE = "（生成的回答与资料不一致，已改为给出资料原文。）"
 COMPLETION_HEAD = "原文补充："
+NO_SOLUTION = "资料中有这道题（见参考片段），但没有它的答案与解析。"
 COMPLETION_GAIN = 0.15  # of the question's (weighted) words a quoted sentence must add to the answer
 
 
@@ -181,11 +183,12 @@ class _SentenceStream:
 
 
 def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConfig] = None, vocab=None,
-           on_token: Optional[Callable[[str], None]] = None, min_coverage: Optional[float] = None,
-           min_bm25: Optional[float] = None, max_tokens: Optional[int] = None) -> Answer:
+           on_token: Optional[Callable[[str], None]] = None, cancel: Optional[threading.Event] = None,
+           min_coverage: Optional[float] = None, min_bm25: Optional[float] = None,
+           max_tokens: Optional[int] = None) -> Answer:
     """Answer ``question`` from ``retrieval`` (see the module docstring). ``vocab`` is the BM25
-    vocabulary (better key sentences without jieba); ``min_coverage``/``min_bm25``/``max_tokens``
-    override ``cfg`` (the older call signature)."""
+    vocabulary (better key sentences without jieba); setting ``cancel`` stops the LLM (a client went
+    away); ``min_coverage``/``min_bm25``/``max_tokens`` override ``cfg``."""
     cfg = (cfg or AnswerConfig()).model_copy(update={k: v for k, v in
                                                       {"min_coverage": min_coverage, "min_bm25": min_bm25,
                                                        "max_tokens": max_tokens}.items() if v is not None})
@@ -215,6 +218,13 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         emit(text)
         return done(Answer(**base, answer=text, refused=False, kind=kind, record=record, source="record"))
     keys = keysentences.select(question, hits, vocab, cfg.key_sentences)
+    if record is not None and strong and not records.answerable(record):
+        # the material has the question but not its solution (no answer booklet): other passages'
+        # sentences would only look like an answer
+        keys = []
+        if llm is None:
+            return done(Answer(**base, answer=None, refused=False, kind=kind, record=record, source="none",
+                               note=NO_SOLUTION))
     if llm is None:
         text = core_text(keys) if keys else None
         if text:
@@ -239,7 +249,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
 
     failed = False
     try:
-        llm.complete(prompt.system, prompt.user, max_tokens=cfg.max_tokens, on_token=on_llm_token)
+        llm.complete(prompt.system, prompt.user, max_tokens=cfg.max_tokens, on_token=on_llm_token, cancel=cancel)
         stream.close()
     except _MainClaimFailed:
         failed = True

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
+from pipeline.ask.claims import check
+from pipeline.ask.judge import answer_letter, judge
 from pipeline.models import Answer, Hit
 
 FUZZY_MIN = 0.85
@@ -105,8 +107,6 @@ def _percentile(values: list[float], q: float) -> float:
 def answer_row(q: dict, a: Answer, seconds: float) -> dict:
     """One judged answer: the verdict against the reference, and what the claim rules say about the
     text as shown (the same check for any answer path, so before/after runs compare)."""
-    from pipeline.ask.claims import check
-    from pipeline.ask.judge import answer_letter, judge
 
     verdict = judge(a.answer, q.get("answer", ""), refused=a.refused, question=q["question"])
     # record and grounded answers quote the passages word for word: nothing in them to check

@@ -30,21 +30,32 @@ def _pages(c) -> str:
     return f"（第{c.pages[0]}页）" if c.pages else ""
 
 
-def review_advice(hits: list[Hit], questions: list[Chunk]) -> str:
-    """"先复习 A、B，再做真题 X、Y。" from the hits' sections and the past-paper questions linked to them."""
-    sections: list[tuple[str, Hit]] = []
+def _sections(hits: list[Hit]) -> list[tuple[list[str], Optional[Hit]]]:
+    """The textbook/note sections the hits speak from, best first: a past-paper question contributes
+    the section it tests (its best link), an exam paper's own headings none."""
+    out: list[tuple[list[str], Optional[Hit]]] = []
     for h in hits:
         if h.kind == "question":
-            continue
-        joined = PATH_SEP.join(h.chapter_path)
-        if joined not in {s for s, _ in sections}:
-            sections.append((joined, h))
-        if len(sections) == REVIEW_SECTIONS:
-            break
+            path, src = (h.chapter_paths[0], None) if h.chapter_paths else (None, None)
+        elif h.kind == "paper":
+            path, src = None, None
+        else:
+            path, src = h.chapter_path, h
+        if path and path not in [p for p, _ in out]:
+            out.append((path, src))
+    return out[:REVIEW_SECTIONS]
+
+
+def review_advice(hits: list[Hit], questions: list[Chunk]) -> str:
+    """"先复习 A、B，再做真题 X、Y。" from the hits' sections and the past-paper questions linked to them."""
+    sections = _sections(hits)
     if not sections:
         return ""
-    linked = [q for q in questions if q.chapter_paths and PATH_SEP.join(q.chapter_paths[0]) in {s for s, _ in sections}]
-    text = "先复习 " + "、".join(f"{s}{_pages(h)}" for s, h in sections)
+    joined = {PATH_SEP.join(p) for p, _ in sections}
+    asked = {h.chunk_id for h in hits if h.kind == "question"}
+    linked = [q for q in questions if q.chapter_paths and PATH_SEP.join(q.chapter_paths[0]) in joined
+              and q.chunk_id not in asked]
+    text = "先复习 " + "、".join(f"{PATH_SEP.join(p)}{_pages(h) if h else ''}" for p, h in sections)
     if linked:
         text += "，再做真题 " + "、".join(f"{q.year}年第{q.number}题" for q in linked[:3])
     return text + "。"
@@ -65,17 +76,17 @@ def further_questions(hits: list[Hit], catalog: Catalog, questions: list[Chunk])
     sections first, then "什么是X？" for sibling sections whose text opens by naming X."""
     used = {h.chunk_id for h in hits}
     found: list[FurtherQuestion] = []
-    paths = [h.chapter_path for h in hits if h.kind != "question"]
+    paths = [p for p, _ in _sections(hits)]
     for q in questions:
         if len(found) == FURTHER:
             return found
-        if q.chunk_id in used or not q.chapter_paths or q.chapter_paths[0] not in paths[:REVIEW_SECTIONS]:
+        if q.chunk_id in used or not q.chapter_paths or q.chapter_paths[0] not in paths:
             continue
         fq = _record_question(q)
         if fq:
             found.append(fq)
     seen_paths = {PATH_SEP.join(p) for p in paths}
-    for path in paths[:REVIEW_SECTIONS]:
+    for path in paths:
         parent = PATH_SEP.join(path[:-1])
         for chapter, _ in catalog.chapters():
             if len(found) == FURTHER:

@@ -23,9 +23,10 @@ import re
 from collections import Counter
 from typing import Literal, NamedTuple, Optional
 
-from pipeline.ask.claims import load_rules, polarity_terms
+from pipeline.ask.claims import Evidence, check_entities, load_rules, polarity_terms
 from pipeline.ask.prompts import REFUSAL
 from pipeline.ask.sentences import containment, grams, normalise, strip_citations
+from pipeline.models import Hit
 
 NUMBER_SHARE = 0.75
 TERM_SHARE = 0.5
@@ -111,8 +112,6 @@ def _swapped(reference: str, answer: str, question: str) -> Optional[str]:
     the other (the claim rule ``check_entities``, with the reference as the passage)."""
     if not question:
         return None
-    from pipeline.ask.claims import Evidence, check_entities
-    from pipeline.models import Hit
 
     rules = load_rules()
     ref = Hit(rank=1, chunk_id="reference", doc_id="", source="", chapter_path=[], chunk_position=1, pages=[],

@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from pipeline.ask.records import parse_record
 from pipeline.ask.sentences import QUESTION_WORDS, containment, content, grams, normalise, novelty, split_sentences
 from pipeline.models import Hit, KeySentence
+from pipeline.text.tokenize import tokenize_query
 
 MAX_SENTENCES = 3
 MAX_HITS = 5  # passages looked at (the top of the ranking)
@@ -59,8 +61,6 @@ def question_terms(question: str, vocab=None) -> dict[str, float]:
     clauses = [c for c in re.split(r"[，,；;：:？?]", q) if c.strip()]
     last = clauses[-1] if len(clauses) > 1 else ""
     if vocab:
-        from pipeline.text.tokenize import tokenize_query
-
         toks = {t for t in tokenize_query(QUESTION_WORDS.sub(" ", q), vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
         if toks:
             return {t: len(t) * (FOCUS_WEIGHT if last and t in last.lower() else 1.0) for t in toks}
@@ -145,8 +145,7 @@ def joined_sentences(text: str) -> list[str]:
 
 
 def record_sentences(text: str) -> list[str]:
-    from pipeline.ask.records import parse_record
-
+    """A record's answer (with the chosen option's text) and its analysis, sentence by sentence."""
     _, answer, analysis = parse_record(text)
     out = []
     if answer:

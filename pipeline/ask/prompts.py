@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple, Optional
 
+from pipeline.ask.records import parse_record
 from pipeline.models import Hit, KeySentence, RecordAnswer
 
 PROMPT_VERSION = "answer-v3"
@@ -95,8 +96,6 @@ def material(hits: list[Hit], keys: list[KeySentence], record: Optional[RecordAn
 
     by_id = {h.chunk_id: h for h in hits}
     if record is not None:
-        from pipeline.ask.records import parse_record
-
         rec_hit = by_id.get(record.chunk_id)
         stem = parse_record(rec_hit.text)[0] if rec_hit else ""
         add(record_block(record, stem)[: int(max_chars * RECORD_SHARE)], record.citation)

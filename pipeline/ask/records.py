@@ -54,9 +54,12 @@ def stem_match(question: str, stem: str) -> tuple[float, float]:
 def to_record(h: Hit, match: str, similarity: float, strong: bool = True) -> RecordAnswer:
     _, answer, analysis = parse_record(h.text)
     qtype = "choice" if answer and re.fullmatch(r"\s*[A-D][。.]?\s*", answer) else None
+    # the answer and analysis are cited where they were read: the answer booklet, when the record was
+    # merged from a paper and its booklet (Hit.citation cites the stem)
+    solution = next((p for p in h.parts if p.role == "solution"), None)
     return RecordAnswer(year=h.year, number=h.number, qtype=qtype, answer=answer, analysis=analysis,
-                        chunk_id=h.chunk_id, citation=h.citation, match=match, similarity=round(similarity, 3),
-                        strong=strong)
+                        chunk_id=h.chunk_id, citation=solution.citation if solution else h.citation, match=match,
+                        similarity=round(similarity, 3), strong=strong)
 
 
 def resolve(question: str, hits: list[Hit], exact: bool) -> tuple[Optional[RecordAnswer], bool]:

@@ -12,8 +12,11 @@ import threading
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+from pipeline.ask import session as sessions
+from pipeline.ask.answer import AnswerConfig, render
 from pipeline.ask.answer import answer as compose_answer
-from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, summarise
+from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, run_answers, summarise
+from pipeline.ask.extras import study_extras
 from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retriever
 from pipeline.errors import one_line
 from pipeline.index.catalog import current_generation
@@ -23,7 +26,8 @@ from pipeline.models import PATH_SEP, Answer, Chunk
 from pipeline.settings import Settings
 from pipeline.store import Store
 
-__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "answer_json", "chapter_tree"]
+__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "SessionError", "answer_json", "chapter_tree", "render"]
+SessionError = sessions.SessionError
 
 # the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
 HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
@@ -31,9 +35,19 @@ HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_posit
 
 
 def answer_json(a: Answer) -> dict:
-    """The ``ask --json`` object (the web API returns the same)."""
-    out = a.model_dump(include={"question", "answer", "refused", "hits"})
-    out["hits"] = [{k: h[k] for k in HIT_KEYS} for h in out["hits"]]
+    """The ``ask --json`` object (the web API returns the same): the answer, what it rests on (the
+    record, the quoted key sentences, each generated sentence with its check), and the hits."""
+    out = a.model_dump(include={"question", "answer", "refused", "source", "kind"})
+    if a.standalone_question:
+        out["standalone_question"] = a.standalone_question
+    if a.record is not None:
+        out["record"] = a.record.model_dump(include={"year", "number", "answer", "analysis", "chunk_id", "citation",
+                                                     "match", "strong"})
+    out["key_sentences"] = [k.model_dump(include={"text", "chunk_id", "citation"}) for k in a.key_sentences]
+    out["claims"] = [c.model_dump(include={"text", "supported", "reason", "citation"}) for c in a.claims]
+    if a.extras is not None:
+        out["extras"] = a.extras.model_dump()
+    out["hits"] = [{k: d[k] for k in HIT_KEYS} for d in (h.model_dump() for h in a.hits)]
     if a.note:
         out["note"] = a.note
     return out
@@ -102,30 +116,52 @@ class QueryService:
         return self._llm_error
 
     # ------------------------------------------------------------------ queries
+    def answer_config(self) -> AnswerConfig:
+        a, g = self.settings.ask, self.settings.llm
+        return AnswerConfig(min_coverage=a.refuse_min_coverage, min_bm25=a.refuse_min_bm25, max_tokens=g.max_tokens,
+                            max_context_chars=a.max_context_chars, key_sentences=a.key_sentences,
+                            record_answers=a.record_answers, unsupported=a.unsupported,
+                            rules_file=Path(a.claims_file) if a.claims_file else None)
+
     def search(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5,
                mode: Optional[str] = None) -> Answer:
-        """Ranked, cited passages and the refusal decision, without the LLM (``ask --no-llm``)."""
+        """Ranked, cited passages, the record answer and the grounded core, without the LLM (``ask --no-llm``)."""
         return self.ask(question, chapter=chapter, top_k=top_k, mode=mode, use_llm=False)
 
     def ask(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5, mode: Optional[str] = None,
-            use_llm: bool = True, on_token: Optional[Callable[[str], None]] = None) -> Answer:
-        """Answer from the material. Raises ChapterNotFound for an unknown ``chapter``, IndexMissing.
+            use_llm: bool = True, on_token: Optional[Callable[[str], None]] = None, session: Optional[str] = None,
+            extras: bool = False, cancel: Optional[threading.Event] = None) -> Answer:
+        """Answer from the material. Raises ChapterNotFound for an unknown ``chapter``, IndexMissing,
+        SessionError for a bad session name.
 
-        When the LLM is wanted but unavailable, or fails mid-answer, the passages are still returned,
-        with ``note`` saying why and ``generation_failed`` set."""
-        retrieval = self.retriever().search(question, top_k=top_k, chapter=chapter, mode=mode)
+        ``session`` names a conversation: its last turns turn a follow-up into a standalone question
+        before retrieval, and this turn is added to them. ``extras`` adds 复习建议 and 延伸问题.
+        When the LLM is wanted but unavailable, or fails mid-answer, the passages (and the grounded
+        core) are still returned, with ``note`` saying why and ``generation_failed`` set."""
+        retriever = self.retriever()
+        turns = sessions.load(self.settings.data_dir, session) if session else None
+        standalone = sessions.rewrite(question, turns.turns, retriever.bm25.vocab) if turns else question
+        retrieval = retriever.search(standalone, top_k=top_k, chapter=chapter, mode=mode)
         llm = self.llm() if use_llm else None
         note = f"no generated answer: {self.llm_error}" if use_llm and llm is None else None
-        cfg = self.settings
         try:
-            result = compose_answer(question, retrieval, llm, min_coverage=cfg.ask.refuse_min_coverage,
-                                    min_bm25=cfg.ask.refuse_min_bm25, max_tokens=cfg.llm.max_tokens,
-                                    on_token=on_token if llm is not None else None)
-        except Exception as exc:  # endpoint down mid-answer, model crash: the passages still count
-            result = Answer(question=question, answer=None, refused=False, hits=retrieval.hits)
+            result = compose_answer(standalone, retrieval, llm, cfg=self.answer_config(), vocab=retriever.bm25.vocab,
+                                    on_token=on_token, cancel=cancel)
+        except Exception as exc:  # endpoint down mid-answer, model crash, cancelled: what was built still counts
+            result = getattr(exc, "partial_answer", None) or Answer(question=standalone, answer=None, refused=False,
+                                                                    hits=retrieval.hits)
             note = f"no generated answer: {one_line(exc)}"
+        result.question = question
+        if standalone != question:
+            result.standalone_question = standalone
         result.note = result.note or note
         result.generation_failed = note is not None
+        if extras:
+            result.extras = study_extras(result.hits, retriever.catalog)
+        if turns is not None:
+            sessions.save_turn(self.settings.data_dir, turns,
+                               sessions.Turn(question=question, standalone=standalone,
+                                             answer=sessions.latest_answer(result.answer)))
         return result
 
     def chapters(self) -> list[dict]:
@@ -177,4 +213,14 @@ class QueryService:
                         "hits": [h.model_dump() for h in hits]})
         summary = summarise(rows)
         summary["mode"] = mode or self.settings.ask.retrieval_mode
+        return summary
+
+    def evaluate_answers(self, qa_file: Path, *, use_llm: bool = True, mode: Optional[str] = None,
+                         on_row: Optional[Callable[[dict], None]] = None) -> dict:
+        """Answer every question of a QA file and judge each against its reference ``answer``:
+        right / wrong / refused, unsupported claims, time per answer (``eval --answers``)."""
+        questions = list(read_questions(qa_file))
+        self.retriever()  # IndexMissing before the first question, not inside the loop
+        _, summary = run_answers(questions, lambda q: self.ask(q, mode=mode, use_llm=use_llm), on_row=on_row)
+        summary["llm"] = (self.llm().model_id if use_llm and self.llm() is not None else None)
         return summary
