@@ -166,6 +166,8 @@ class _SentenceStream:
             text = self._cited(sentence, claim, self.mark)
         else:
             return
+        if not self.shown:
+            text = text.lstrip()  # as the final answer text is stripped: what streams is what is kept
         self.shown.append(text)
         self.emit(text)
 

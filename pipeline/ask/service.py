@@ -38,6 +38,7 @@ def answer_json(a: Answer) -> dict:
     """The ``ask --json`` object (the web API returns the same): the answer, what it rests on (the
     record, the quoted key sentences, each generated sentence with its check), and the hits."""
     out = a.model_dump(include={"question", "answer", "refused", "source", "kind"})
+    out["text"] = render(a)  # what the CLI prints: 原文要点 (when shown) and the answer
     if a.standalone_question:
         out["standalone_question"] = a.standalone_question
     if a.record is not None:

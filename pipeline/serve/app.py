@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import inspect
 import ipaddress
 import json
 import threading
@@ -34,6 +33,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipeline import __version__
+from pipeline.ask.session import SessionError, check_name as check_session_name
 from pipeline.ask.service import ChapterNotFound, IndexMissing, QueryService, answer_json
 from pipeline.errors import one_line
 from pipeline.serve.queue import GenerationQueue, QueueFull
@@ -51,8 +51,8 @@ Mode = Literal["bm25", "hybrid", "vector"]
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUESTION, description="The question (at most 500 characters).")
     chapter: Optional[str] = Field(None, description="Only passages under a heading containing this (as `ask --chapter`).")
-    session: Optional[str] = Field(None, max_length=200, description="Conversation id for follow-up questions; passed to the query service when it supports sessions, else ignored.")
-    extras: Optional[dict[str, Any]] = Field(None, description="Extra answer options, passed to the query service as `extras=` when it supports them, else ignored.")
+    session: Optional[str] = Field(None, max_length=64, description="Conversation name (as `ask --session`): its last 3 turns make a follow-up stand alone.")
+    extras: bool = Field(False, description="Add 复习建议 and 延伸问题 (as `ask --extras`).")
     top_k: int = Field(5, ge=1, le=50, description="Passages retrieved (as `ask --top-k`).")
     mode: Optional[Mode] = Field(None, description="Retrieval mode (as `ask --mode`).")
 
@@ -164,7 +164,6 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
     cfg = settings.serve
     queue = GenerationQueue(slots=1, size=cfg.queue_size)
     limiter = anyio.CapacityLimiter(SEARCH_THREADS)
-    ask_params = inspect.signature(service.ask).parameters
 
     def warm() -> None:
         """Open the index and load the LLM before the first request (a model load blocks the service)."""
@@ -257,6 +256,11 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
             retriever = service.retriever()
             if body.chapter:
                 retriever.resolve_chapter(body.chapter)
+            if body.session is not None:
+                try:
+                    check_session_name(body.session)
+                except SessionError as exc:
+                    raise ApiError(422, "bad_session", str(exc)) from None
 
         await in_thread(check)
         try:
@@ -265,10 +269,10 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
             raise ApiError(503, "busy", f"the answer queue is full: {exc}; try again shortly",
                            {"Retry-After": str(cfg.retry_after)}) from None
         kwargs: dict[str, Any] = {"chapter": body.chapter, "top_k": body.top_k, "mode": body.mode}
-        if body.session is not None and "session" in ask_params:
+        if body.session is not None:
             kwargs["session"] = body.session
-        if body.extras is not None and "extras" in ask_params:
-            kwargs["extras"] = body.extras
+        if body.extras:
+            kwargs["extras"] = True
         job = _Job(ticket, queue)
         return _Stream(_answer_events(body.question, kwargs, job), job.close, media_type="text/event-stream",
                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -293,7 +297,7 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
 
         def generate() -> None:
             try:
-                put(("answer", service.ask(question, on_token=on_token, **kwargs)))
+                put(("answer", service.ask(question, on_token=on_token, cancel=cancel, **kwargs)))
             except BaseException as exc:  # noqa: BLE001 - reported to the client as an error event
                 put(("failed", exc))
             finally:

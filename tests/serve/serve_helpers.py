@@ -11,18 +11,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator, Optional
 
+from pipeline.llm.base import Cancelled, Llm, Request
+
 CITATION = re.compile(r"\[来源: [^\]]+\]")
-
-
-def cited_reply(user_prompt: str) -> str:
-    """An answer that cites (copies) the first two citations of the material, as the prompt asks."""
-    cites = list(dict.fromkeys(CITATION.findall(user_prompt)))[:2]
-    if not cites:
-        return "在现有资料中没有找到相关内容"
-    parts = [f"根据资料，第一个要点见此处{cites[0]}。"]
-    if len(cites) > 1:
-        parts.append(f"第二个要点见{cites[1]}。")
-    return "".join(parts)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -35,7 +26,7 @@ class _Handler(BaseHTTPRequestHandler):
         srv = self.server
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
         user = body["messages"][-1]["content"]
-        text = cited_reply(user)
+        text = copied_reply(user)
         with srv.lock:
             srv.requests += 1
             srv.active += 1
@@ -97,37 +88,50 @@ class FakeEndpoint:
         self.srv.server_close()
 
 
-class GatedLlm:
+def copied_reply(user_prompt: str) -> str:
+    """An answer that copies the first whole sentence of passage [1] and cites it, as the prompt asks:
+    a sentence the claim check must accept."""
+    m = re.search(r"^\[1\][^\n]*?([^。；\n]{8,}[。；])", user_prompt, re.M)
+    return f"{m.group(1)}[1]" if m else "在现有资料中没有找到相关内容"
+
+
+class GatedLlm(Llm):
     """An in-process LLM whose generation waits on ``gate`` after its first token, so tests can hold a
-    slot busy, queue behind it and disconnect mid-answer. Records whether on_token stopped it."""
+    slot busy, queue behind it and disconnect mid-answer. Records what stopped a generation (the
+    request's cancel event, as a real runtime checks it between steps)."""
 
     backend = "fake"
     model_id = "gated"
 
-    def __init__(self, reply: str = "第一段回答。第二段回答。", slots: int = 1):
-        self.reply, self.slots = reply, slots
+    def __init__(self, slots: int = 1):
+        self.slots = slots
         self.gate = threading.Event()
         self.started = threading.Semaphore(0)
-        self.stopped: list[str] = []  # why on_token stopped a generation
+        self.stopped: list[str] = []  # why a generation stopped early
         self.finished = 0
         self.calls = 0
+        self.replies: list[str] = []
 
-    def complete(self, system, user, *, max_tokens=512, temperature=0.1, on_token=None, json_schema=None):
+    def _run(self, request: Request, on_token) -> str:
         self.calls += 1
         self.started.release()
+        reply = copied_reply(request.user)
         try:
-            for i, ch in enumerate(self.reply):
+            for i, ch in enumerate(reply):
+                if request.cancelled():
+                    raise Cancelled("gated LLM: cancelled")
                 if on_token is not None:
                     on_token(ch)
                 if i == 0:
                     while not self.gate.wait(0.02):
-                        if on_token is not None:  # like a runtime: the callback is asked between tokens
-                            on_token("")
+                        if request.cancelled():
+                            raise Cancelled("gated LLM: cancelled")
         except Exception as exc:
             self.stopped.append(type(exc).__name__)
             raise
         self.finished += 1
-        return self.reply
+        self.replies.append(reply)
+        return reply
 
 
 class LiveServer:

@@ -20,7 +20,7 @@ from pipeline.llm.fake import FakeLlm
 from pipeline.serve.app import create_app
 from pipeline.serve.run import BindRefused, check_bind
 from pipeline.settings import load_settings
-from serve_helpers import GatedLlm, LiveServer, cited_reply, sse_events, wait_until
+from serve_helpers import GatedLlm, LiveServer, copied_reply, sse_events, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTBOOK = "数据结构复习讲义.pdf"
@@ -41,7 +41,7 @@ def make_app(data_dir: Path, llm=None, **overrides):
 
 @pytest.fixture
 def client(sample_data):
-    app, _ = make_app(sample_data, llm=FakeLlm(lambda system, user: cited_reply(user)))
+    app, _ = make_app(sample_data, llm=FakeLlm(lambda system, user: copied_reply(user)))
     with TestClient(app, base_url="http://127.0.0.1:8408") as c:
         yield c
 
@@ -77,13 +77,14 @@ def test_ask_streams_tokens_then_one_answer_event(client, sample_data):
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     events = events_of(r)
     kinds = [k for k, _ in events]
-    assert kinds[-1] == "answer" and kinds.count("answer") == 1 and set(kinds[:-1]) == {"token"} and len(kinds) > 5
+    # the grounded core first, then the generated answer sentence by sentence, each checked before it is sent
+    assert kinds[-1] == "answer" and kinds.count("answer") == 1 and set(kinds[:-1]) == {"token"} and len(kinds) >= 3
     streamed = "".join(d["text"] for k, d in events if k == "token")
     answer = events[-1][1]
     settings = load_settings(data_dir=sample_data, llm_backend="none")
-    expected = answer_json(QueryService(settings, llm=FakeLlm(lambda s, u: cited_reply(u))).ask(question))
+    expected = answer_json(QueryService(settings, llm=FakeLlm(lambda s, u: copied_reply(u))).ask(question))
     assert answer == expected
-    assert streamed == answer["answer"] and "[来源:" in streamed
+    assert streamed == answer["text"] and answer["answer"] in streamed and "[来源:" in streamed
     assert {h["citation"] for h in answer["hits"]} >= set(__import__("re").findall(r"\[来源: [^\]]+\]", streamed))
 
 
@@ -91,8 +92,11 @@ def test_without_an_llm_the_answer_event_has_the_passages_and_the_note(sample_da
     app, _ = make_app(sample_data)  # backend none
     with TestClient(app, base_url="http://127.0.0.1") as c:
         events = events_of(c.post("/api/ask", json={"question": "折半查找的时间复杂度"}))
-    assert [k for k, _ in events] == ["answer"]
-    assert events[0][1]["answer"] is None and events[0][1]["hits"] and "EXAMRAG_LLM_BACKEND=none" in events[0][1]["note"]
+    # the grounded core is streamed (there is no model to wait for), then the answer object
+    assert [k for k, _ in events] == ["token", "answer"] and events[0][1]["text"].startswith("原文要点")
+    answer = events[1][1]
+    assert answer["answer"] is None and answer["text"] == events[0][1]["text"] and answer["key_sentences"]
+    assert answer["hits"] and "EXAMRAG_LLM_BACKEND=none" in answer["note"]
 
 
 # ---------------------------------------------------------------------------- auth and binding
@@ -194,8 +198,8 @@ def test_beyond_the_queue_is_503_with_retry_after_and_the_line_moves_on(sample_d
             assert c.get("/api/health").json()["queue"] == {"slots": 1, "running": 1, "waiting": 1, "queue_size": 1}
             assert c.get("/api/search", params={"q": "B树"}).status_code == 200  # searches never queue
             llm.gate.set()
-            assert _next_event(lines_a, {"answer"})[1]["answer"].startswith(llm.reply)
-            assert _next_event(lines_b, {"answer"})[1]["answer"].startswith(llm.reply)
+            assert _next_event(lines_a, {"answer"})[1]["source"] == "llm"
+            assert _next_event(lines_b, {"answer"})[1]["source"] == "llm"
         assert wait_until(lambda: c.get("/api/health").json()["queue"]["running"] == 0)
     assert llm.finished == 2 and llm.stopped == []
 
@@ -210,13 +214,13 @@ def test_a_closed_tab_cancels_its_generation_and_frees_the_slot(sample_data):
             with _stream(b, "折半查找的时间复杂度") as rb:  # waits in line, then leaves
                 assert _next_event(rb.iter_lines(), {"queued"})[1]["position"] == 1
             assert wait_until(lambda: c.get("/api/health").json()["queue"]["waiting"] == 0)
-        # the running one's client is gone: on_token raised, the runtime stopped, the slot is free
-        assert wait_until(lambda: llm.stopped == ["GenerationCancelled"], timeout=10), llm.stopped
+        # the running one's client is gone: its cancel event stopped the runtime, the slot is free
+        assert wait_until(lambda: llm.stopped == ["Cancelled"], timeout=10), llm.stopped
         assert wait_until(lambda: c.get("/api/health").json()["queue"]["running"] == 0)
         assert llm.finished == 0 and llm.calls == 1  # the one that left the line never generated
         llm.gate.set()
         with _stream(c, "进程和线程的区别") as rc:
-            assert _next_event(rc.iter_lines(), {"answer"})[1]["answer"].startswith(llm.reply)
+            assert _next_event(rc.iter_lines(), {"answer"})[1]["source"] == "llm"
 
 
 def test_an_answer_past_its_time_limit_is_stopped(sample_data):
@@ -226,7 +230,7 @@ def test_an_answer_past_its_time_limit_is_stopped(sample_data):
         with _stream(a, "B树和B+树的区别") as ra:
             kind, data = _next_event(ra.iter_lines(), {"error", "answer"})
         assert kind == "error" and data["error"] == "timeout"
-        assert wait_until(lambda: llm.stopped == ["GenerationCancelled"])
+        assert wait_until(lambda: llm.stopped == ["Cancelled"])
         assert wait_until(lambda: a.get("/api/health").json()["queue"]["running"] == 0)
 
 

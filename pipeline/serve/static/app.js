@@ -4,6 +4,10 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { token: sessionStorage.getItem("examrag-token") || "", hits: [], source: null, abort: null, pageUrl: null };
+// one conversation per browser tab: follow-up questions are read in its context (ask --session)
+if (!sessionStorage.getItem("examrag-session")) {
+  sessionStorage.setItem("examrag-session", "web-" + Math.random().toString(36).slice(2, 12));
+}
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -131,6 +135,8 @@ async function ask(question, chapter) {
   box.textContent = "";
   $("answer-note").hidden = true;
   $("extras").textContent = "";
+  $("claims").textContent = "";
+  $("claims-box").hidden = true;
   $("hits").textContent = "";
   $("hits-title").hidden = true;
   $("ask-button").disabled = true;
@@ -139,7 +145,8 @@ async function ask(question, chapter) {
   let text = "";
   try {
     const resp = await api("/api/ask", { method: "POST", signal: controller.signal,
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ question, chapter: chapter || null }) });
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ question, chapter: chapter || null, extras: $("want-extras").checked,
+                              session: $("follow-up").checked ? sessionStorage.getItem("examrag-session") : null }) });
     if (!resp.ok) {
       const data = await resp.json().catch(() => ({}));
       box.dataset.state = "error";
@@ -193,37 +200,22 @@ async function ask(question, chapter) {
 function showAnswer(a) {
   state.hits = a.hits || [];
   const box = $("answer");
-  if (a.answer) renderAnswer(a.answer, state.hits);
-  else box.textContent = "（没有生成回答，下面是检索到的片段）";
+  if (a.text) renderAnswer(a.text, state.hits);
+  else box.textContent = a.note || "（没有生成回答，下面是检索到的片段）";
   box.classList.toggle("refused", !!a.refused);
   box.dataset.state = "done";
+  box.dataset.source = a.source || "";
   setStatus("");
-  if (a.note) { $("answer-note").hidden = false; $("answer-note").textContent = a.note; }
-  renderExtras(a);
+  const notes = [];
+  if (a.standalone_question) notes.push(`按上下文理解为：${a.standalone_question}`);
+  if (a.note && a.text) notes.push(a.note);
+  if (notes.length) { $("answer-note").hidden = false; $("answer-note").textContent = notes.join("　"); }
+  renderExtras(a.extras);
+  renderClaims(a.claims || []);
   renderHits(state.hits);
 }
 
-// answer keys this page does not know (key sentences, claims, ...) are shown as they come
-const KNOWN = new Set(["question", "answer", "refused", "hits", "note"]);
-function renderExtras(a) {
-  const box = $("extras");
-  box.className = "extras";
-  for (const [key, value] of Object.entries(a)) {
-    if (KNOWN.has(key) || value == null || (Array.isArray(value) && !value.length)) continue;
-    box.append(el("h4", { text: key }), renderValue(value));
-  }
-}
-
-function renderValue(v) {
-  if (Array.isArray(v)) return el("ul", {}, ...v.map((x) => el("li", {}, renderValue(x))));
-  if (v && typeof v === "object") {
-    const dl = el("dl");
-    for (const [k, x] of Object.entries(v)) dl.append(el("dt", { text: k }), el("dd", {}, renderValue(x)));
-    return dl;
-  }
-  const text = String(v);
-  if (!CITATION.test(text)) return el("span", { text });
-  CITATION.lastIndex = 0;
+function withChips(text) {
   const span = el("span");
   let last = 0;
   for (const m of text.matchAll(CITATION)) {
@@ -232,6 +224,31 @@ function renderValue(v) {
   }
   span.append(text.slice(last));
   return span;
+}
+
+function renderExtras(extras) {
+  const box = $("extras");
+  box.className = "extras";
+  if (!extras) return;
+  if (extras.review) box.append(el("h4", { text: "复习建议" }), el("p", {}, withChips(extras.review)));
+  if (extras.questions && extras.questions.length) {
+    box.append(el("h4", { text: "延伸问题" }),
+      el("ol", {}, ...extras.questions.map((q) => el("li", {},
+        el("button", { type: "button", class: "link", text: q.question, title: "问这个问题",
+                       onclick: () => { $("question").value = q.question; $("ask-form").requestSubmit(); } }),
+        " ", withChips(q.citation)))));
+  }
+}
+
+function renderClaims(claims) {
+  const list = $("claims");
+  if (!claims.length) return;
+  $("claims-box").hidden = false;
+  for (const c of claims) {
+    list.append(el("li", { class: c.supported ? "ok" : "bad" },
+      el("span", { text: c.supported ? "✓ " : "✗ " }), c.text,
+      c.reason ? el("small", { text: `（${c.reason}）` }) : "", c.citation ? withChips(c.citation) : ""));
+  }
 }
 
 function renderHits(hits) {
