@@ -64,6 +64,8 @@ class AnswerConfig(BaseModel):
 
     min_coverage: float = 0.5  # refusal: see should_refuse
     min_bm25: float = 9.0
+    min_passage: float = 0.35
+    min_passage_weak: float = 0.55
     max_tokens: int = 300  # ~12 s of generation at 25 tok/s on 2 cores
     max_context_chars: int = 450  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
     key_sentences: int = keysentences.MAX_SENTENCES
@@ -80,12 +82,20 @@ def order_for_context(hits: list[Hit]) -> list[Hit]:
     return front + back[::-1]
 
 
-def should_refuse(r: Retrieval, min_coverage: float, min_bm25: float) -> bool:
+def should_refuse(r: Retrieval, min_coverage: float, min_bm25: float, min_passage: float = 0.0,
+                  min_passage_weak: float = 0.0) -> bool:
+    """Refuse before any LLM call, unless the question named a past-paper question that was found:
+    no passage; or too little of the question matched in the top passages (``coverage``) with a weak
+    best BM25 score; or no single passage speaks about the question's rare words together
+    (``passage_coverage`` below ``min_passage``, or below ``min_passage_weak`` with a weak BM25 score:
+    "Redis的持久化" finds Redis in one passage and 持久化 in another). Thresholds: AskSettings."""
     if r.exact_question:
         return False
     if not r.hits:
         return True
-    return r.coverage < min_coverage and r.best_bm25 < min_bm25
+    if r.coverage < min_coverage and r.best_bm25 < min_bm25:
+        return True
+    return r.passage_coverage < min_passage or (r.passage_coverage < min_passage_weak and r.best_bm25 < min_bm25)
 
 
 def core_answers(keys: list[KeySentence], retrieval: Retrieval) -> bool:
@@ -101,7 +111,7 @@ def core_text(keys: list[KeySentence]) -> str:
 def render(a: Answer) -> str:
     """The answer as shown to a student; the same text :func:`answer` streams."""
     if a.source == "none":
-        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}" if a.key_sentences else ""
+        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}" if a.key_sentences and a.core_shown else ""
     if not (a.core_shown and a.key_sentences):
         return a.answer or ""
     if a.source == "grounded":
@@ -209,7 +219,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
 
     hits = retrieval.hits
     base = dict(question=question, hits=hits)
-    if should_refuse(retrieval, cfg.min_coverage, cfg.min_bm25):
+    if should_refuse(retrieval, cfg.min_coverage, cfg.min_bm25, cfg.min_passage, cfg.min_passage_weak):
         emit(REFUSAL)  # with no LLM the answer field stays empty, as the CLI's --no-llm JSON has it
         return done(Answer(**base, answer=REFUSAL if llm is not None else None, refused=True, source="refusal",
                            note="retrieval found nothing relevant enough"))
@@ -228,11 +238,13 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             return done(Answer(**base, answer=None, refused=False, kind=kind, record=record, source="none",
                                note=NO_SOLUTION))
     if llm is None:
-        text = core_text(keys) if keys else None
-        if text:
-            emit(f"{CORE_HEAD}\n{text}")
+        # the same test as before the model speaks: sentences that are not about the question are no core
+        shown = core_answers(keys, retrieval)
+        if shown:
+            emit(f"{CORE_HEAD}\n{core_text(keys)}")
         return done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys, record=record,
-                           source="none", note=None if keys else "no passage sentence covers the question"))
+                           source="none", core_shown=shown,
+                           note=None if shown else "no passage sentence covers the question: see the passages"))
     shown_core = core_answers(keys, retrieval)  # an off-topic core is not shown before the model speaks
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")

@@ -119,7 +119,9 @@ class QueryService:
     # ------------------------------------------------------------------ queries
     def answer_config(self) -> AnswerConfig:
         a, g = self.settings.ask, self.settings.llm
-        return AnswerConfig(min_coverage=a.refuse_min_coverage, min_bm25=a.refuse_min_bm25, max_tokens=g.max_tokens,
+        return AnswerConfig(min_coverage=a.refuse_min_coverage, min_bm25=a.refuse_min_bm25,
+                            min_passage=a.refuse_min_passage_coverage,
+                            min_passage_weak=a.refuse_min_passage_coverage_weak, max_tokens=g.max_tokens,
                             max_context_chars=a.max_context_chars, key_sentences=a.key_sentences,
                             record_answers=a.record_answers, unsupported=a.unsupported,
                             rules_file=Path(a.claims_file) if a.claims_file else None)

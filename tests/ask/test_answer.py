@@ -18,7 +18,7 @@ SORT_PATH = ("第八章 排序", "8.3 快速排序")
 
 
 def _good(*hits):
-    return Retrieval(hits=list(hits), best_bm25=12.0, coverage=0.9)
+    return Retrieval(hits=list(hits), best_bm25=12.0, coverage=0.9, passage_coverage=0.9)
 
 
 def test_best_passages_at_both_ends():
@@ -31,6 +31,17 @@ def test_refuses_before_llm_when_retrieval_is_weak():
     r = Retrieval(hits=[_hit(1, "无关内容")], best_bm25=0.5, coverage=0.1)
     a = answer("量子计算是什么", r, llm, min_coverage=0.5, min_bm25=9.0)
     assert a.refused and a.answer == REFUSAL and llm.calls == [] and a.source == "refusal"
+
+
+@pytest.mark.parametrize("passage, bm25", [(0.2, 15.0), (0.5, 6.3)])
+def test_words_found_only_in_different_passages_are_refused_before_the_llm(passage, bm25):
+    """Every word of "Redis的持久化方式有哪些" occurs somewhere (coverage 0.9), but no one passage speaks
+    about them together: refused without asking the model."""
+    llm = FakeLlm(["不该被调用"])
+    r = Retrieval(hits=[_hit(1, "Session 可以存储在 Redis 这种内存型数据库中。")], best_bm25=bm25, coverage=0.9,
+                  passage_coverage=passage)
+    a = answer("Redis的持久化方式有哪些", r, llm, cfg=AnswerConfig(min_passage=0.35, min_passage_weak=0.55))
+    assert a.refused and a.answer == REFUSAL and llm.calls == []
 
 
 def test_answer_cites_and_keeps_rules_outside_material():
@@ -118,7 +129,7 @@ def test_off_topic_question_that_passes_retrieval_is_refused_not_answered_with_a
     """Retrieval let it through on a generic word; the model answers from its own knowledge; the
     claim fails, and the core (about something else) may not stand in: the answer is the refusal."""
     hits = [_hit(1, "中断处理程序中不能出现睡眠或者放弃CPU的代码。", path=("操作系统", "中断"))]
-    r = Retrieval(hits=hits, best_bm25=4.7, coverage=0.3)
+    r = Retrieval(hits=hits, best_bm25=4.7, coverage=0.3, passage_coverage=0.6)
     streamed = []
     a = answer("如何提高睡眠质量？", r, FakeLlm(["保持规律作息，睡前不要使用手机。"]), min_coverage=0.2, min_bm25=9.0,
                on_token=streamed.append)

@@ -36,7 +36,8 @@ def real_llm():
 
 
 def _retrieval(text):
-    return Retrieval(hits=[make_hit(1, text, path=("第八章 排序", "8.3 快速排序"))], best_bm25=15.0, coverage=0.9)
+    return Retrieval(hits=[make_hit(1, text, path=("第八章 排序", "8.3 快速排序"))], best_bm25=15.0, coverage=0.9,
+                     passage_coverage=0.9)
 
 
 def test_shown_answer_is_backed_and_cited(real_llm):

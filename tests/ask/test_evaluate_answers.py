@@ -26,7 +26,8 @@ def _ask_with(replies):
             return answer(question, Retrieval(hits=[hit], exact_question=True), llm)
         if "红烧肉" in question:
             return answer(question, Retrieval(hits=[make_hit(1, EXAM)], best_bm25=0.3, coverage=0.0), llm)
-        return answer(question, Retrieval(hits=[make_hit(1, EXAM, path=("考试大纲",))], best_bm25=12, coverage=0.9), llm)
+        return answer(question, Retrieval(hits=[make_hit(1, EXAM, path=("考试大纲",))], best_bm25=12, coverage=0.9,
+                                          passage_coverage=0.9), llm)
     return ask
 
 
