@@ -25,6 +25,7 @@ Why Dask and not Ray: measured on this machine, see docs/deploy.md ("Choosing th
 from __future__ import annotations
 
 import concurrent.futures as cf
+import re
 import threading
 import time
 import warnings
@@ -125,6 +126,10 @@ class DaskExecutor:
                                "bash scripts/setup.sh --cluster") from None
         if not address:
             raise ClusterError("EXAMRAG_EXECUTOR=dask needs EXAMRAG_CLUSTER=tcp://HOST:8786 (the scheduler's address)")
+        if "://" not in address:
+            address = self.address = f"tcp://{address}"
+        if not re.fullmatch(r"(tcp|tls)://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}", address):
+            raise ClusterError(f"EXAMRAG_CLUSTER={address!r} is not a scheduler address like tcp://10.0.0.5:8786")
         started = time.monotonic()
         try:
             self.client = Client(address, timeout=connect_timeout, set_as_default=False)
