@@ -140,6 +140,7 @@ class Settings(BaseModel):
 
     data_dir: Path = Field(Path("data"), description="Where stage artifacts, manifest and indexes live.")
     models_dir: Path = Field(default_factory=_default_models_dir, description="Where packaged models are assembled (EXAMRAG_MODELS_DIR).")
+    generation_grace: float = Field(600.0, ge=0, description="Seconds a replaced index generation is kept after an ingest publishes a new one, for readers that opened it just before (a request in flight; replicas on shared storage, where a deleted file is gone even while open). Longer than serve_ask_timeout.")
     parse: ParseSettings = Field(default_factory=ParseSettings)
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     clean: CleanSettings = Field(default_factory=CleanSettings)
