@@ -24,7 +24,8 @@ from pipeline.parse.headings import HeadingPath, title_from_filename
 from pipeline.parse.ocr import OcrError, check_engine, ocr_image_lines
 from pipeline.parse.office import OFFICE_SUFFIXES, parse_office
 from pipeline.parse.pdf import ParseError, parse_pdf
-from pipeline.parse.tasks import engine_for, engine_spec, fingerprint, init_local_worker, mismatch, ocr_pdf_page, pdf_ocr_pages
+from pipeline.parse.tasks import (engine_for, engine_spec, fingerprint, init_local_worker, mismatch, ocr_image_file,
+                                  ocr_pdf_page, pdf_ocr_pages)
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
 from pipeline.runner import input_hash, is_current, run_docs
 from pipeline.settings import Settings
@@ -133,6 +134,9 @@ def doc_kind(suffix: str, source: str, first_text: str) -> str:
     return "textbook" if suffix == ".pdf" else "note"
 
 
+LOOKAHEAD = 8  # documents whose bytes and verdict task are sent ahead of the pages being OCR'd
+
+
 class OcrTimeout(OcrError):
     """A page task did not finish within task_timeout."""
 
@@ -170,6 +174,27 @@ class OcrRunner:
         """OCR an RGB array in this process; rows in reading order with bboxes scaled by ``scale``."""
         lines, conf = ocr_image_lines(self.engine, image)
         return [(t, tuple(v * scale for v in box)) for t, box in lines], conf
+
+    def image_file(self, path: Path) -> tuple[list[tuple[str, tuple]], float, int]:
+        """OCR a standalone image file: (rows with boxes in pixels, confidence, image height). In this
+        process with the local executor (as ever); as a task (prefetched when possible) on a cluster."""
+        if self.settings.executor.kind == "local":
+            return ocr_image_file(str(path), self._spec)
+        ex = self.executor()
+        key = str(path)
+        ready = self._ready.get(key)
+        if ready is not None:
+            ready.wait()
+        with self._lock:
+            fut, sent = self._prefetched.pop((key, 0), (None, 0.0))
+        if fut is None:
+            fut, sent = ex.submit(ocr_image_file, self._share(ex, path), self._spec, self._expected), time.monotonic()
+        timeout = self._timeout()
+        try:
+            return fut.result(timeout=max(0.0, sent + timeout - time.monotonic()))
+        except TimeoutError:
+            fut.cancel()
+            raise OcrTimeout(f"no answer from the OCR task within {timeout:g}s (task_timeout) ({ex.address})") from None
 
     def executor(self) -> Executor:
         """The executor, started on first use. Raises ClusterError (one line naming the address)."""
@@ -278,7 +303,7 @@ class OcrRunner:
         ahead: deque = deque()  # (path, verdict future, sent at): verdicts run a few documents ahead
         try:
             while not self._stop.is_set():
-                while len(ahead) < max(2, ex.slots()):
+                while len(ahead) < min(max(2, ex.slots()), LOOKAHEAD):
                     nxt = next(todo, None)
                     if nxt is None:
                         break
@@ -293,21 +318,24 @@ class OcrRunner:
                     src = ex.share(path, data)
                     with self._lock:
                         self._shared[str(path)] = src
-                    ahead.append((path, ex.submit(pdf_ocr_pages, src, cfg.pdf_password, str(path), th, self._expected),
-                                  time.monotonic()))
+                    verdicts = None  # an image file is one page: straight to OCR
+                    if path.suffix.lower() == ".pdf":
+                        verdicts = ex.submit(pdf_ocr_pages, src, cfg.pdf_password, str(path), th, self._expected)
+                    ahead.append((path, verdicts, time.monotonic()))
                 if not ahead:
                     return
                 path, verdicts, sent = ahead.popleft()
                 try:
-                    need = verdicts.result(timeout=max(0.0, sent + timeout - time.monotonic()))
+                    need = verdicts.result(timeout=max(0.0, sent + timeout - time.monotonic())) if verdicts else [0]
                 except Exception:  # the driver's parse reports the problem; its pages are sent then
                     need = []
                 src = self._shared.get(str(path))
-                for n in need:
+                for n in need:  # page numbers from 1; 0 is an image file
                     self._wait_room(ex)
                     if self._stop.is_set() or src is None:
                         return
-                    fut = ex.submit(ocr_pdf_page, src, cfg.pdf_password, n, cfg.ocr_dpi, self._spec, self._expected)
+                    fut = (ex.submit(ocr_pdf_page, src, cfg.pdf_password, n, cfg.ocr_dpi, self._spec, self._expected)
+                           if n else ex.submit(ocr_image_file, src, self._spec, self._expected))
                     with self._lock:
                         self._prefetched[(str(path), n)] = (fut, time.monotonic())
                         self._inflight.append(fut)
@@ -388,16 +416,12 @@ def parse_file(path: Path, source: str, doc_id: str, settings: Settings, ocr: Oc
 
 
 def _parse_image(path: Path, ocr: OcrRunner) -> tuple[list[Block], list[PageInfo]]:
-    import numpy as np
-    from PIL import Image, UnidentifiedImageError
+    from PIL import UnidentifiedImageError
 
     try:
-        with Image.open(path) as im:
-            image = np.asarray(im.convert("RGB"))
+        lines, conf, height = ocr.image_file(path)
     except (UnidentifiedImageError, OSError) as exc:
         raise ParseError(f"not a readable image ({exc.__class__.__name__})")
-    lines, conf = ocr.image_lines(image)
-    height = image.shape[0]
     blocks = [Block(kind="text", text=t, page=1,
                     band="top" if bb[3] <= height * 0.08 else "bottom" if bb[1] >= height * 0.92 else "body")
               for t, bb in lines]
@@ -464,12 +488,14 @@ def _readable_source(entry: DocEntry) -> Optional[str]:
 
 def _pdfs_to_parse(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings,
                    force: bool) -> list[tuple[Path, str]]:
-    """(path, sha256) of the PDFs ``run_docs`` will parse, in its order (the others are current)."""
+    """(path, sha256) of the PDFs and image files ``run_docs`` will parse, in its order (the others are current)."""
     config, out = settings.group_hash("parse"), []
     for doc_id in doc_ids:
         entry = manifest.documents[doc_id]
         source = _readable_source(entry)
-        if source is None or not source.lower().endswith(".pdf") or input_hash(entry, "parse") is None:
+        if source is None or input_hash(entry, "parse") is None:
+            continue
+        if Path(source).suffix.lower() not in {".pdf"} | IMAGE_SUFFIXES:
             continue
         if force or not is_current(store, entry, "parse", config, CODE_VERSION):
             out.append((Path(source), entry.raw_hash))

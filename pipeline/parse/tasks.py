@@ -5,6 +5,7 @@ gives the same result and only the driver writes artifacts:
 
 ``ocr_pdf_page``  render one PDF page and OCR it → (lines with boxes in PDF points, mean confidence)
 ``pdf_ocr_pages`` one PDF's page verdicts → the page numbers whose text layer needs OCR
+``ocr_image_file`` OCR a standalone image file (a photographed page) → (lines, confidence, image height)
 
 A document is given as a path (local workers read this machine's disk) or as its bytes (cluster
 workers). Each worker process builds one OCR engine, single-threaded, on first use; the rapidocr
@@ -157,3 +158,19 @@ def pdf_ocr_pages(src: Source, password: Optional[str], source: str, th: tuple[i
         return [info.number for info, _ in page_verdicts(doc, source, GarbleThresholds(*th)) if info.verdict != "good"]
     finally:
         doc.close()
+
+
+def ocr_image_file(src: Source, spec: EngineSpec, expected: Optional[dict[str, str]] = None):
+    """OCR an image file given by path or bytes: (rows with boxes in pixels, mean confidence, image height).
+    An unreadable image raises PIL's ``UnidentifiedImageError`` (or OSError), as opening it locally would."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    _check(expected)
+    task_point("image", 1)
+    with Image.open(src if isinstance(src, str) else io.BytesIO(src)) as im:
+        image = np.asarray(im.convert("RGB"))
+    lines, conf = ocr_image_lines(engine_for(spec), image)
+    return [(t, tuple(v * 1.0 for v in box)) for t, box in lines], conf, image.shape[0]
