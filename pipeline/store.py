@@ -224,6 +224,7 @@ def prune_generations(index_dir: Path, grace: float, *, live: Optional[str], ret
         retired: dict[str, float] = json.loads(path.read_text("utf-8")) if path.exists() else {}
     except ValueError:
         retired = {}
+    before = dict(retired)
     now = time.time()
     for name in retire:
         if name != live:
@@ -235,7 +236,7 @@ def prune_generations(index_dir: Path, grace: float, *, live: Optional[str], ret
             remove_tree(gen)
             gone.append(gen)
     kept = {k: v for k, v in retired.items() if (index_dir / k).exists()}
-    if kept != retired or path.exists():
+    if kept != before:
         atomic_write_text(path, json.dumps(kept, sort_keys=True))
     return gone
 
