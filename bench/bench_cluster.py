@@ -54,10 +54,11 @@ def noop(x):
 
 
 def timed_page(src, password, number, dpi, spec):
-    """A page task that also says how long it ran inside the worker (defined in __main__: sent by value)."""
-    t = time.perf_counter()
+    """A page task that also says how long it ran inside the worker, wall and CPU seconds (defined in
+    __main__: sent by value). CPU seconds are what a worker with a core of its own would take."""
+    t, c = time.perf_counter(), time.process_time()
     ocr_pdf_page(src, password, number, dpi, spec)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.process_time() - c
 
 
 def canonical(data: Path) -> dict[str, str]:
@@ -107,27 +108,32 @@ def overhead(ex, pages: list[tuple[str, int]], n_noop: int = 100) -> dict:
     for i, (source, number) in enumerate([pages[0]] + pages):  # the first one warms the engine up, not counted
         src = shared.setdefault(source, ex.share(Path(source)))
         t = time.perf_counter()
-        inside = ex.submit(timed_page_fn, src, None, number, 150, spec).result(timeout=600)
+        inside, cpu = ex.submit(timed_page_fn, src, None, number, 150, spec).result(timeout=600)
         total = time.perf_counter() - t
         if i:
             rows.append({"page": f"{Path(source).name}#{number}", "round_trip_s": round(total, 3),
-                         "in_task_s": round(inside, 3), "overhead_ms": round((total - inside) * 1000, 1)})
+                         "in_task_s": round(inside, 3), "in_task_cpu_s": round(cpu, 3),
+                         "overhead_ms": round((total - inside) * 1000, 1)})
     return {"noop_round_trip_ms": round(rt * 1000, 2), "noop_throughput_ms_per_task": round(thr * 1000, 3),
             "page_tasks": rows,
             "page_overhead_ms_median": statistics.median(r["overhead_ms"] for r in rows) if rows else None,
-            "page_in_task_s_median": statistics.median(r["in_task_s"] for r in rows) if rows else None}
+            "page_in_task_s_median": statistics.median(r["in_task_s"] for r in rows) if rows else None,
+            "page_in_task_cpu_s_median": statistics.median(r["in_task_cpu_s"] for r in rows) if rows else None}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--pages", type=int, default=8, help="OCR'd pages sent one at a time for the overhead")
-    ap.add_argument("--skip-parse", action="store_true", help="only the overhead part (needs a previous local run)")
+    ap.add_argument("--skip-parse", action="store_true",
+                    help="only the overhead part, merged into the last results (needs a previous local run)")
     args = ap.parse_args()
     raw = corpus()
     work = C.WORK / "cluster"
     work.mkdir(parents=True, exist_ok=True)
-    out: dict = {"machine": C.machine(), "corpus": str(raw), "workers": args.workers}
+    previous = C.RESULTS / "cluster.json"
+    out: dict = json.loads(previous.read_text("utf-8")) if args.skip_parse and previous.exists() else {}
+    out.update({"machine": C.machine(), "corpus": str(raw), "workers": args.workers})
     out["loadavg_at_start"] = [round(x, 2) for x in os.getloadavg()]
     print(f"load average {out['loadavg_at_start']}; corpus {raw}", flush=True)
     if not args.skip_parse:
@@ -159,10 +165,13 @@ def main() -> None:
         o = out[k]
         print(f"{k}: no-op {o['noop_round_trip_ms']} ms round trip, {o['noop_throughput_ms_per_task']} ms/task "
               f"pipelined; page task overhead median {o['page_overhead_ms_median']} ms "
-              f"(in task {o['page_in_task_s_median']} s)", flush=True)
+              f"(in task {o['page_in_task_s_median']} s wall, {o['page_in_task_cpu_s_median']} s CPU)", flush=True)
     if "local" in out and "dask" in out:
         out["pages_per_s_per_worker"] = round(out["dask"]["ocr_pages"] / out["dask"]["seconds"] / args.workers, 3)
         out["ocr_s_per_page_in_worker"] = out["overhead_dask"]["page_in_task_s_median"]
+    cpu = out["overhead_dask"]["page_in_task_cpu_s_median"]
+    out["ocr_cpu_s_per_page"] = cpu
+    out["pages_per_s_per_dedicated_core"] = round(1 / (cpu + out["overhead_dask"]["page_overhead_ms_median"] / 1000), 3)
     out["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     (C.RESULTS / "cluster.json").write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n", "utf-8")
     print("written bench/results/cluster.json", flush=True)
