@@ -75,6 +75,7 @@ class LocalExecutor:
         self.processes = processes
         self._init = (initializer, initargs)
         self._pool: Optional[cf.ProcessPoolExecutor] = None
+        self._sent: list[cf.Future] = []  # pool futures not known to be done
 
     def slots(self) -> int:
         return self.processes
@@ -95,14 +96,19 @@ class LocalExecutor:
 
             self._pool = cf.ProcessPoolExecutor(max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
                                                 initializer=self._init[0], initargs=self._init[1])
-        return self._pool.submit(fn, *args)
+        fut = self._pool.submit(fn, *args)
+        self._sent = [f for f in self._sent if not f.done()] + [fut]
+        return fut
 
     def wait_first(self, futures: Iterable, timeout: Optional[float]) -> None:
         cf.wait(list(futures), timeout=timeout, return_when=cf.FIRST_COMPLETED)
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            if any(not f.done() for f in self._sent):  # a task abandoned after task_timeout: do not wait for it
+                for proc in list(getattr(self._pool, "_processes", {}).values()):
+                    proc.kill()
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
 

@@ -67,7 +67,7 @@ class ExecutorSettings(Group):
     kind: Literal["local", "dask"] = Field("local", json_schema_extra={"key": "executor"}, description="Where page rendering, page verdicts and OCR run: local (a process pool of ocr_workers on this machine) | dask (tasks on a running Dask distributed cluster at `cluster`; docs/deploy.md). The artifacts are the same either way.")
     cluster: Optional[str] = Field(None, json_schema_extra={"key": "cluster"}, description="Scheduler address of the cluster for executor=dask, e.g. tcp://10.0.0.5:8786 (`dask scheduler` prints it).")
     connect_timeout: float = Field(10.0, gt=0, json_schema_extra={"key": "cluster_connect_timeout"}, description="Seconds to reach the cluster scheduler and see a worker; then ingest stops with one line naming the address (exit 1).")
-    task_timeout: float = Field(600.0, gt=0, json_schema_extra={"key": "task_timeout"}, description="Seconds one page task (render + OCR) may take from submission, queueing included (in-flight tasks are bounded by the workers' slots); then the page is recorded as failed (the document is partial), never waited on forever.")
+    task_timeout: float = Field(600.0, gt=0, json_schema_extra={"key": "task_timeout"}, description="Seconds one page task (render + OCR) may take from submission, queueing included (in-flight tasks are bounded by the workers' slots); then its document fails with one line and is redone by the next ingest, never waited on forever.")
 
 
 class CleanSettings(Group):

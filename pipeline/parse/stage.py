@@ -6,6 +6,7 @@ names is one document with two sources; a changed file is a new document.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import errno
 import hashlib
 import os
@@ -17,6 +18,7 @@ from collections import deque
 from pathlib import Path
 from typing import Optional
 
+from pipeline.errors import one_line
 from pipeline.executors import ClusterError, Executor, make_executor
 from pipeline.models import Block, DocReport, ErrorItem, PageInfo, ParsedDoc, StageReport, Status
 from pipeline.parse.garble import GarbleThresholds
@@ -141,13 +143,28 @@ class OcrTimeout(OcrError):
     """A page task did not finish within task_timeout."""
 
 
+class OcrUnavailable(OcrError):
+    """A page's task was lost to the executor (timed out, cancelled, its workers died): the document fails
+    (and is redone by the next ingest) instead of being kept with the page missing."""
+
+
+def _lost(result: object) -> bool:
+    """Whether a page task's outcome is the executor failing rather than the page (an OCR error on the
+    page is deterministic and stays a page error, as in a local run)."""
+    import asyncio
+
+    return isinstance(result, (OcrTimeout, cf.CancelledError, asyncio.CancelledError)) or \
+        type(result).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError")
+
+
 class OcrRunner:
     """Sends OCR work to the executor (``EXAMRAG_EXECUTOR``): a local process pool by default, or a
     Dask cluster. Nothing is started before the first OCR page, so text-only ingests never pay for it.
 
     Per page, one task renders and OCRs it (``pipeline.parse.tasks.ocr_pdf_page``); at most
     ``2 × slots`` tasks are in flight, and a page whose task has not answered ``task_timeout`` seconds
-    after it was sent is recorded as failed (its document partial), so no page holds an ingest forever.
+    after it was sent fails its document (OcrUnavailable: redone by the next ingest), so no page holds an
+    ingest forever. An OCR error on the page itself stays a page error, as in a local run.
     On a cluster, :meth:`prefetch` also runs each PDF's page verdicts as a task and sends its OCR pages
     ahead of the driver, so the cluster is kept busy across documents; what the driver's own verdicts
     ask for decides what is used, so the result is the local run's."""
@@ -194,7 +211,13 @@ class OcrRunner:
             return fut.result(timeout=max(0.0, sent + timeout - time.monotonic()))
         except TimeoutError:
             fut.cancel()
-            raise OcrTimeout(f"no answer from the OCR task within {timeout:g}s (task_timeout) ({ex.address})") from None
+            raise OcrUnavailable(f"no answer from the OCR task within {timeout:g}s (task_timeout) ({ex.address}); "
+                                 "the document is left for the next ingest to retry") from None
+        except Exception as exc:
+            if _lost(exc):
+                raise OcrUnavailable(f"OCR did not complete ({ex.address}: {one_line(exc, 160)}); "
+                                     "the document is left for the next ingest to retry") from None
+            raise
 
     def executor(self) -> Executor:
         """The executor, started on first use. Raises ClusterError (one line naming the address)."""
@@ -258,8 +281,7 @@ class OcrRunner:
                     if not fut.done() and now >= sent + timeout:
                         fut.cancel()
                         del pending[n]
-                        out[n] = OcrTimeout(f"no answer from the OCR task within {timeout:g}s (task_timeout); "
-                                            f"page left out ({ex.address})")
+                        out[n] = OcrTimeout(f"no answer from the OCR task within {timeout:g}s (task_timeout)")
                 continue
             for n in done:
                 fut, _ = pending.pop(n)
@@ -267,6 +289,10 @@ class OcrRunner:
                     out[n] = fut.result()
                 except Exception as exc:  # a crashed worker fails that page, not the document
                     out[n] = exc
+        for n in numbers:  # the cluster, not the page, failed: the whole document is retried next time
+            if _lost(out[n]):
+                raise OcrUnavailable(f"OCR of page {n} did not complete ({ex.address}: {one_line(out[n], 160)}); "
+                                     "the document is left for the next ingest to retry")
         return {n: out[n] for n in numbers}
 
     def _share(self, ex, path: Path):

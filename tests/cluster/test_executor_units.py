@@ -12,7 +12,7 @@ import pytest
 from pipeline.executors import ClusterError, DaskExecutor, LocalExecutor, make_executor
 from pipeline.parse import tasks
 from pipeline.parse.ocr import OcrError
-from pipeline.parse.stage import OcrRunner, OcrTimeout
+from pipeline.parse.stage import OcrRunner, OcrUnavailable
 from pipeline.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,15 +45,30 @@ class StuckExecutor:
         pass
 
 
-def test_a_page_task_that_never_answers_fails_that_page_after_task_timeout(tmp_path):
+def test_a_page_task_that_never_answers_fails_its_document_after_task_timeout(tmp_path):
     ex = StuckExecutor()
     runner = OcrRunner(Settings.from_flat(data_dir=tmp_path, task_timeout=0.5), executor=ex)
     started = time.monotonic()
-    out = runner.pdf_pages(SCAN, [1, 2, 3])
+    with pytest.raises(OcrUnavailable) as err:
+        runner.pdf_pages(SCAN, [1, 2, 3])
     assert time.monotonic() - started < 5
-    assert all(isinstance(out[n], OcrTimeout) for n in (1, 2, 3))
-    assert "within 0.5s (task_timeout)" in str(out[1])
+    assert str(err.value) == ("OCR of page 1 did not complete (stuck://: no answer from the OCR task within 0.5s "
+                              "(task_timeout)); the document is left for the next ingest to retry")
     assert all(f.cancelled() for f in ex.sent)
+
+
+def test_an_ocr_error_on_the_page_stays_a_page_error(tmp_path):
+    ex = StuckExecutor()
+    runner = OcrRunner(Settings.from_flat(data_dir=tmp_path), executor=ex)
+    ex.submit = lambda fn, *args: _failed(OcrError("rapidocr failed on a 3x3 image"))
+    out = runner.pdf_pages(SCAN, [1])
+    assert isinstance(out[1], OcrError) and not isinstance(out[1], OcrUnavailable)
+
+
+def _failed(exc):
+    fut = cf.Future()
+    fut.set_exception(exc)
+    return fut
 
 
 def test_a_worker_with_other_code_or_libraries_refuses_the_task():
@@ -102,3 +117,12 @@ def test_the_local_executor_runs_inline_with_one_worker():
     assert fut.done() and fut.result() == (3, 1)
     bad = ex.submit(divmod, 1, 0)
     assert isinstance(bad.exception(), ZeroDivisionError)
+
+
+def test_closing_the_local_pool_does_not_wait_for_an_abandoned_task():
+    ex = LocalExecutor(2)
+    hung = ex.submit(time.sleep, 600)
+    assert ex.submit(divmod, 7, 2).result(timeout=120) == (3, 1)
+    started = time.monotonic()
+    ex.close()
+    assert time.monotonic() - started < 30 and hung.done()
