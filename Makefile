@@ -1,7 +1,7 @@
 # Benchmarks (see BENCHMARKS.md). Each target prints tables and writes bench/results/<name>.json.
 PY ?= .venv/bin/python
 
-.PHONY: bench bench-ingest bench-profile bench-query bench-cold bench-cuts bench-quality bench-fusion bench-enrich bench-scaling benchmarks-md
+.PHONY: bench bench-ingest bench-profile bench-query bench-cold bench-cuts bench-quality bench-fusion bench-enrich bench-scaling bench-cluster benchmarks-md
 
 bench:            ## everything, then BENCHMARKS.md's tables (~60-80 min on 2 cores)
 	bash bench/run_all.sh
@@ -32,6 +32,9 @@ bench-enrich:     ## enrichment off / extractive / LLM (packaged 1.5B) on a dev 
 
 bench-scaling:    ## 1x/4x/16x corpus: index and query time, bench/results/scaling.png
 	$(PY) bench/bench_scaling.py
+
+bench-cluster:    ## parse the corpus with the local pool and a Dask cluster on 127.0.0.1; per-task overhead (not in `bench`)
+	$(PY) bench/bench_cluster.py
 
 benchmarks-md:    ## regenerate the generated tables in BENCHMARKS.md from bench/results/*.json
 	$(PY) bench/write_benchmarks.py

@@ -2,7 +2,8 @@
 (pipeline.ask.service), prints text or --json. No retrieval, answering or eval logic lives here.
 
 Exit codes: 0 success; 1 something failed (other files still processed; or the LLM was unavailable and
-only passages were printed; or an unknown --chapter; or another ingest holds the data dir); 2 usage error
+only passages were printed; or an unknown --chapter; or another ingest holds the data dir; or the
+cluster at EXAMRAG_CLUSTER cannot be used); 2 usage error
 (including a setting with an impossible value); 130 interrupted.
 """
 
@@ -54,6 +55,7 @@ def _run_stages(stages: list[str], raw_dir: Optional[Path], data_dir: Optional[P
                 abort_on_error: bool, wait: float = 0.0) -> None:
     """Print one line per file (its worst status), every problem on stderr, and a summary. Exit 1 if a
     file failed or another writer holds the lock, 130 on Ctrl-C."""
+    from pipeline.executors import ClusterError
     from pipeline.ingest import run_stages
     from pipeline.store import LockBusy, ManifestError
 
@@ -61,7 +63,7 @@ def _run_stages(stages: list[str], raw_dir: Optional[Path], data_dir: Optional[P
     try:
         result = run_stages(settings, stages, raw_dir, force=force, quiet=quiet, abort_on_error=abort_on_error,
                             wait=wait)
-    except (LockBusy, ManifestError) as exc:
+    except (LockBusy, ManifestError, ClusterError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
         typer.echo("\nInterrupted: finished documents are kept; run the same command again to continue.", err=True)

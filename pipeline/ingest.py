@@ -85,7 +85,7 @@ def run_stages(settings: Settings, stages: Sequence[str] = (), raw_dir: Optional
     started = time.monotonic()
     reports: list[StageReport] = []
     with store.lock(wait=wait):
-        store.sweep()
+        store.sweep(grace=settings.generation_grace)
         manifest = store.load_manifest()
         if raw_dir is not None:
             doc_ids, problems = discover(raw_dir, store, manifest)

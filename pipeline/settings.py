@@ -63,7 +63,11 @@ class ParseSettings(Group):
 class ExecutorSettings(Group):
     """Where parse work runs. Changes nothing in what is written, so no stage hashes it."""
 
-    ocr_workers: int = Field(2, ge=1, description="Processes used for OCR pages (2 cores here; measured optimum).")
+    ocr_workers: int = Field(2, ge=1, description="Processes used for OCR pages by the local executor (2 cores here; measured optimum).")
+    kind: Literal["local", "dask"] = Field("local", json_schema_extra={"key": "executor"}, description="Where page rendering, page verdicts and OCR run: local (a process pool of ocr_workers on this machine) | dask (tasks on a running Dask distributed cluster at `cluster`; docs/deploy.md). The artifacts are the same either way.")
+    cluster: Optional[str] = Field(None, json_schema_extra={"key": "cluster"}, description="Scheduler address of the cluster for executor=dask, e.g. tcp://10.0.0.5:8786 (`dask scheduler` prints it).")
+    connect_timeout: float = Field(10.0, gt=0, json_schema_extra={"key": "cluster_connect_timeout"}, description="Seconds to reach the cluster scheduler and see a worker; then ingest stops with one line naming the address (exit 1).")
+    task_timeout: float = Field(600.0, gt=0, json_schema_extra={"key": "task_timeout"}, description="Seconds one page task (render + OCR) may take from submission, queueing included (in-flight tasks are bounded by the workers' slots); then its document fails with one line and is redone by the next ingest, never waited on forever.")
 
 
 class CleanSettings(Group):
@@ -145,6 +149,7 @@ class Settings(BaseModel):
 
     data_dir: Path = Field(Path("data"), description="Where stage artifacts, manifest and indexes live.")
     models_dir: Path = Field(default_factory=_default_models_dir, description="Where packaged models are assembled (EXAMRAG_MODELS_DIR).")
+    generation_grace: float = Field(600.0, ge=0, description="Seconds a replaced index generation is kept after an ingest publishes a new one, for readers that opened it just before (a request in flight; replicas on shared storage, where a deleted file is gone even while open). Longer than serve_ask_timeout.")
     parse: ParseSettings = Field(default_factory=ParseSettings)
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     clean: CleanSettings = Field(default_factory=CleanSettings)

@@ -148,8 +148,9 @@ class Store:
     def save_manifest(self, manifest: Manifest) -> None:
         atomic_write_text(self.manifest_path, manifest.model_dump_json(indent=1))
 
-    def sweep(self) -> list[Path]:
-        """Remove temp files of killed writers and index generations nothing points to.
+    def sweep(self, grace: float = 0.0) -> list[Path]:
+        """Remove temp files of killed writers, index generations that were never published (a killed
+        writer's), and replaced ones retired more than ``grace`` seconds ago (see :func:`prune_generations`).
         Call only while holding ``lock`` (then no other writer owns them); returns what was removed."""
         dirs = [self.root, self.index_dir] + [self.root / s.artifact_dir for s in STAGES]  # never data/raw
         gone = [p for d in dirs if d.is_dir() for p in d.glob(".*.tmp") if p.is_file()]
@@ -157,10 +158,8 @@ class Store:
             p.unlink(missing_ok=True)
         current = self.index_dir / "current.json"
         live = json.loads(current.read_text("utf-8")).get("generation") if current.exists() else None
-        for gen in self.index_dir.glob("gen-*") if self.index_dir.exists() else []:
-            if gen.name != live:
-                shutil.rmtree(gen, ignore_errors=True)
-                gone.append(gen)
+        if self.index_dir.exists():
+            gone += prune_generations(self.index_dir, grace, live=live)
         return gone
 
     @contextmanager
@@ -195,6 +194,65 @@ class Store:
             yield
         finally:
             fh.close()
+
+
+RETIRED = "retired.json"  # in the index dir: replaced generation -> when it was replaced (unix time)
+
+
+def prune_generations(index_dir: Path, grace: float, *, live: Optional[str], retire: tuple[str, ...] = ()) -> list[Path]:
+    """Remove index generations no reader should still need; returns them.
+
+    ``retire``: generations that ``live`` has just replaced. They are kept ``grace`` seconds, for readers
+    that opened them before the switch: a request in flight in a server, or a replica on shared storage
+    (NFS), where a file deleted by another machine is gone even for a process that has it open. A
+    generation that was never published (a killed writer's) goes at once. Only the writer (holding the
+    data-dir lock) calls this."""
+    path = index_dir / RETIRED
+    try:
+        retired: dict[str, float] = json.loads(path.read_text("utf-8")) if path.exists() else {}
+    except ValueError:
+        retired = {}
+    before = dict(retired)
+    now = time.time()
+    for name in retire:
+        if name != live:
+            retired.setdefault(name, now)
+    gone = []
+    for gen in sorted(index_dir.glob("gen-*")):
+        since = retired.get(gen.name)
+        if gen.name != live and (since is None or now - since >= grace):
+            remove_tree(gen)
+            gone.append(gen)
+    kept = {k: v for k, v in retired.items() if (index_dir / k).exists()}
+    if kept != before:
+        atomic_write_text(path, json.dumps(kept, sort_keys=True))
+    return gone
+
+
+def seal_tree(path: Path) -> None:
+    """Make a published directory read-only (files 0444, folders 0555): nothing may change it in place."""
+    for root, dirs, files in os.walk(path):
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o444)
+    for root, dirs, _ in os.walk(path, topdown=False):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o555)
+    os.chmod(path, 0o555)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a (possibly sealed) directory tree: folders are made writable first."""
+    for root, dirs, _ in os.walk(path):
+        for d in dirs:
+            try:
+                os.chmod(os.path.join(root, d), 0o755)
+            except OSError:
+                pass
+    try:
+        os.chmod(path, 0o755)
+    except OSError:
+        pass
+    shutil.rmtree(path, ignore_errors=True)
 
 
 class LockBusy(RuntimeError):

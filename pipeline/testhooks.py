@@ -7,6 +7,10 @@
     write this process's pid to ``<flag file>``, then wait until the test deletes it (at most 120 s),
     so a test can act while ingest is mid-way (SIGINT, ``ask``, a second ingest, delete a file).
 
+``EXAMRAG_TEST_TASK_LOG=<dir>`` (set on executor workers; with ``EXAMRAG_TEST_TASK_DELAY=<seconds>``)
+    every parse task that starts writes ``<dir>/<kind>-<page>-<pid>`` first, then sleeps the delay, so
+    a test can see which worker process runs which page and kill it mid-task.
+
 Points, in the order ingest reaches them:
 ``discovered`` (raw dir scanned, manifest saved; cli.py), ``<stage>:before_write`` (a document's
 work is done, its artifact not written) and ``<stage>:after_write`` (artifact written, manifest not yet
@@ -44,3 +48,11 @@ def kill_point(point: str) -> None:
         deadline = time.monotonic() + 120
         while Path(flag).exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+
+def task_point(kind: str, number: int) -> None:
+    """Called as a worker task starts (``pipeline.parse.tasks``); see ``EXAMRAG_TEST_TASK_LOG``."""
+    log = os.environ.get("EXAMRAG_TEST_TASK_LOG")
+    if log:
+        Path(log, f"{kind}-{number}-{os.getpid()}").touch()
+        time.sleep(float(os.environ.get("EXAMRAG_TEST_TASK_DELAY") or 0))

@@ -8,17 +8,20 @@
 #                                      steps so rapidocr's OpenCV stays the only one), and its model
 #                                      dirs built from rapidocr's packaged ONNX files (no download)
 #   bash scripts/setup.sh --test     + test tools
+#   bash scripts/setup.sh --cluster  + Dask distributed (requirements/cluster.txt), for EXAMRAG_EXECUTOR=dask:
+#                                      on the ingest machine and on every worker node (docs/deploy.md)
 # Options combine. Idempotent: a second run only checks (a stamp file per pip step, named after the
 # hash of its requirement files, in .venv/).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-WANT_LLM=0 WANT_TEST=0 WANT_PADDLE=0
+WANT_LLM=0 WANT_TEST=0 WANT_PADDLE=0 WANT_CLUSTER=0
 for arg in "$@"; do
   case "$arg" in
     --llm) WANT_LLM=1 ;;
     --test) WANT_TEST=1 ;;
     --paddle) WANT_PADDLE=1 ;;
+    --cluster) WANT_CLUSTER=1 ;;
     *) echo "setup: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +43,13 @@ if [[ ! -f "$stamp" ]]; then
 fi
 if (( WANT_TEST )); then
   $PY -m pip install -q -r requirements/test.txt
+fi
+if (( WANT_CLUSTER )); then
+  cstamp=".venv/.examrag-cluster-$(cat requirements/cluster.txt requirements/lock.txt | sha256sum | cut -c1-16)"
+  if [[ ! -f "$cstamp" ]]; then
+    $PY -m pip install -q -r requirements/cluster.txt -c requirements/lock.txt
+    touch "$cstamp"
+  fi
 fi
 if (( WANT_PADDLE )); then
   # requirements/paddle.txt's header says why: paddlex pins opencv-contrib-python, rapidocr needs

@@ -8,7 +8,9 @@ needs a restart. It never takes the data-dir lock: reading works while an ingest
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -95,8 +97,21 @@ class QueryService:
             raise IndexMissing(f"no index in {self.settings.data_dir}: run `python cli.py ingest DIR` first")
         with self._lock:
             if self._retriever is None or self._retriever.meta.get("generation") != meta.get("generation"):
-                self._retriever = Retriever(self.settings.data_dir, self.settings, embedder=self._embedder)
+                self._retriever = self._open_retriever()
             return self._retriever
+
+    def _open_retriever(self) -> Retriever:
+        """Open the live generation. A generation can be removed between reading current.json and
+        opening its files (an ingest published twice within generation_grace, or a writer with grace 0):
+        then current.json already names a newer one, so read it again instead of failing the request."""
+        for attempt in range(5):
+            try:
+                return Retriever(self.settings.data_dir, self.settings, embedder=self._embedder)
+            except (FileNotFoundError, sqlite3.OperationalError):
+                if attempt == 4:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ llm
     def llm(self):
@@ -186,13 +201,25 @@ class QueryService:
         counts: dict = {"documents": len(docs), "failures": manifest.failures}
         meta = current_generation(self.store.index_dir)
         if meta:
-            counts["manifest_chunks"] = len(collect(self.store, manifest)[0])
+            counts["manifest_chunks"] = self._manifest_chunks(manifest)
             r = self.retriever()
             counts["bm25_chunks"] = len(r.bm25)
             counts["catalog_chunks"] = len(r.catalog)
             counts["vector_chunks"] = r.vectors.count()
             counts["embed_model"] = meta.get("embed_model")
         return {"documents": docs, "counts": counts}
+
+    def _manifest_chunks(self, manifest) -> int:
+        """Chunks the manifest's documents give. An ingest running meanwhile may replace or remove an
+        artifact between the manifest read and the artifact read: then read both again."""
+        for attempt in range(3):
+            try:
+                return len(collect(self.store, manifest)[0])
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
+                manifest = self.store.load_manifest()
+        raise AssertionError("unreachable")
 
     def evaluate(self, qa_file: Path, *, mode: Optional[str] = None, chapter_aware: bool = False,
                  on_row: Optional[Callable[[dict], None]] = None) -> dict:

@@ -8,13 +8,12 @@ ingest builds the next one.
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Iterable, Optional
 
 from pipeline.models import PATH_SEP, Chunk
-from pipeline.store import atomic_write_text
+from pipeline.store import atomic_write_text, prune_generations, seal_tree
 
 
 def current_generation(index_dir: Path) -> Optional[dict]:
@@ -37,19 +36,24 @@ def write_catalog(path: Path, chunks: list[Chunk]) -> None:
     db.close()
 
 
-def publish(index_dir: Path, gen_dir: Path, meta: dict) -> None:
-    """Point current.json at ``gen_dir``; remove older generations."""
+def publish(index_dir: Path, gen_dir: Path, meta: dict, grace: float = 0.0) -> None:
+    """Seal ``gen_dir`` read-only, point current.json at it, retire the generation it replaces (removed
+    after ``grace`` seconds, so a reader that opened it just before never finds it gone) and remove
+    generations retired longer ago."""
+    seal_tree(gen_dir)
+    before = current_generation(index_dir)
     atomic_write_text(index_dir / "current.json", json.dumps({**meta, "generation": gen_dir.name}, ensure_ascii=False))
-    for old in index_dir.glob("gen-*"):
-        if old.name != gen_dir.name:
-            shutil.rmtree(old, ignore_errors=True)
+    old = (before or {}).get("generation")
+    prune_generations(index_dir, grace, live=gen_dir.name, retire=(old,) if old else ())
 
 
 class Catalog:
     """Read side: chunk lookup by id / position, chapter and year/number filters."""
 
     def __init__(self, path: Path):
-        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        # immutable: a published generation never changes (it is sealed read-only), so SQLite takes no
+        # locks: reads work from a read-only mount and from shared storage without file locking
+        self.db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
         self._chapters: Optional[list[str]] = None  # distinct chapter paths, read once per generation
 
     def __len__(self) -> int:

@@ -184,7 +184,7 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
         write_catalog(gen / "chunks.sqlite", chunks)
         kill_point("publish")
         publish(store.index_dir, gen, {"ids_hash": ids_hash, "count": len(ids), "embed_model": embedder.model_id,
-                                       "collection": collection, "dim": embedder.dim})
+                                       "collection": collection, "dim": embedder.dim}, grace=settings.generation_grace)
     return {"manifest": len(ids), "bm25": len(ids), "vectors": vectors.count(), "embedded": len(todo),
             "deleted": len(stale)}
 

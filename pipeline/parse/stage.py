@@ -6,24 +6,33 @@ names is one document with two sources; a changed file is a new document.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import errno
+import hashlib
 import os
 import re
 import stat
+import threading
+import time
+from collections import deque
 from pathlib import Path
 from typing import Optional
 
+from pipeline.errors import one_line
 from pipeline.hashing import sha256_file
+from pipeline.executors import ClusterError, Executor, make_executor
 from pipeline.models import Block, DocReport, ErrorItem, PageInfo, ParsedDoc, StageReport, Status
-from pipeline.parse.errors import ParseError
 from pipeline.parse.garble import GarbleThresholds
 from pipeline.parse.headings import HeadingPath, title_from_filename
-from pipeline.parse.ocr import check_engine, make_engine, ocr_image_lines
+from pipeline.parse.ocr import OcrError, check_engine
 from pipeline.parse.office import OFFICE_SUFFIXES, parse_office
+from pipeline.parse.errors import ParseError
 from pipeline.parse.layout import OcrPage, text_lines
 from pipeline.parse.pdf import parse_pdf
+from pipeline.parse.tasks import (engine_spec, fingerprint, init_local_worker, mismatch, ocr_image_file,
+                                  ocr_pdf_page, pdf_ocr_pages)
 from pipeline.parse.text import decode_text, parse_markdown, parse_plain
-from pipeline.runner import run_docs
+from pipeline.runner import input_hash, is_current, run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store
 
@@ -130,72 +139,254 @@ def doc_kind(suffix: str, source: str, first_text: str) -> str:
     return "textbook" if suffix == ".pdf" else "note"
 
 
+LOOKAHEAD = 8  # documents whose bytes and verdict task are sent ahead of the pages being OCR'd
+
+
+class OcrTimeout(OcrError):
+    """A page task did not finish within task_timeout."""
+
+
+class OcrUnavailable(OcrError):
+    """A page's task was lost to the executor (timed out, cancelled, its workers died): the document fails
+    (and is redone by the next ingest) instead of being kept with the page missing."""
+
+
+def _lost(result: object) -> bool:
+    """Whether a page task's outcome is the executor failing rather than the page (an OCR error on the
+    page is deterministic and stays a page error, as in a local run)."""
+    import asyncio
+
+    return isinstance(result, (OcrTimeout, cf.CancelledError, asyncio.CancelledError)) or \
+        type(result).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError")
+
+
 class OcrRunner:
-    """Loads the OCR engine on first use, so text-only ingests never pay for it."""
+    """Sends OCR work to the executor (``EXAMRAG_EXECUTOR``): a local process pool by default, or a
+    Dask cluster. Nothing is started before the first OCR page, so text-only ingests never pay for it.
 
-    def __init__(self, settings: Settings):
+    Per page, one task renders and OCRs it (``pipeline.parse.tasks.ocr_pdf_page``); at most
+    ``2 × slots`` tasks are in flight, and a page whose task has not answered ``task_timeout`` seconds
+    after it was sent fails its document (OcrUnavailable: redone by the next ingest), so no page holds an
+    ingest forever. An OCR error on the page itself stays a page error, as in a local run.
+    On a cluster, :meth:`prefetch` also runs each PDF's page verdicts as a task and sends its OCR pages
+    ahead of the driver, so the cluster is kept busy across documents; what the driver's own verdicts
+    ask for decides what is used, so the result is the local run's."""
+
+    def __init__(self, settings: Settings, executor: Optional[Executor] = None):
         self.settings = settings
-        self._engine = None
-        self._pool = None
+        self._executor = executor
+        self._spec = engine_spec(settings.parse.ocr_engine, engine_kwargs(settings, threads=1))
+        self._expected: Optional[dict] = None  # the driver's fingerprint, sent with cluster tasks
+        self._lock = threading.Lock()
+        self._prefetched: dict[tuple[str, int], tuple[object, float]] = {}  # (path, page) -> (future, sent at)
+        self._shared: dict[str, object] = {}  # path -> what tasks read the document from
+        self._ready: dict[str, threading.Event] = {}  # path -> set when its prefetched pages are all sent
+        self._inflight: list = []
+        self._stop = threading.Event()
+        self._feeder: Optional[threading.Thread] = None
 
-    @property
-    def engine(self):
-        if self._engine is None:
-            # measured: 1 thread per engine beats 2 on 2 cores (and workers each run one)
-            self._engine = make_engine(self.settings.parse.ocr_engine, **engine_kwargs(self.settings, threads=1))
-        return self._engine
+    def image_file(self, path: Path) -> tuple[OcrPage, int]:
+        """OCR a standalone image file: (its rows with boxes in pixels, the image height). In this
+        process with the local executor (as ever); as a task (prefetched when possible) on a cluster."""
+        if self.settings.executor.kind == "local":
+            return ocr_image_file(str(path), self._spec)
+        ex = self.executor()
+        key = str(path)
+        ready = self._ready.get(key)
+        if ready is not None:
+            ready.wait()
+        with self._lock:
+            fut, sent = self._prefetched.pop((key, 0), (None, 0.0))
+        if fut is None:
+            fut, sent = ex.submit(ocr_image_file, self._share(ex, path), self._spec, self._expected), time.monotonic()
+        timeout = self._timeout()
+        try:
+            return fut.result(timeout=max(0.0, sent + timeout - time.monotonic()))
+        except TimeoutError:
+            fut.cancel()
+            raise OcrUnavailable(f"no answer from the OCR task within {timeout:g}s (task_timeout) ({ex.address}); "
+                                 "the document is left for the next ingest to retry") from None
+        except Exception as exc:
+            if _lost(exc):
+                raise OcrUnavailable(f"OCR did not complete ({ex.address}: {one_line(exc, 160)}); "
+                                     "the document is left for the next ingest to retry") from None
+            raise
 
-    def image_lines(self, image) -> OcrPage:
-        """OCR an RGB array: rows in reading order with boxes in the image's pixels."""
-        return ocr_image_lines(self.engine, image)
+    def executor(self) -> Executor:
+        """The executor, started on first use. Raises ClusterError (one line naming the address)."""
+        if self._executor is None:
+            g = self.settings.executor
+            if g.kind == "local" and g.ocr_workers > 1:
+                # a setup error (paddleocr not installed, empty model dir) as one clear line here,
+                # not as "a child process terminated abruptly" for every page
+                check_engine(self.settings.parse.ocr_engine, **engine_kwargs(self.settings, 1))
+            self._executor = make_executor(self.settings, initializer=init_local_worker,
+                                           initargs=(self._spec, os.getpid()))
+        if self._executor.remote and self._expected is None:
+            self._expected = self._check_workers(self._executor)
+        return self._executor
+
+    def _check_workers(self, ex) -> dict:
+        """The driver's fingerprint, after checking it against every worker now in the cluster."""
+        mine = fingerprint()
+        if "verified" not in mine.get("rapidocr models", "") and self.settings.parse.ocr_engine == "rapidocr":
+            raise ClusterError(mine["rapidocr models"])
+        run = getattr(ex, "run_on_workers", None)
+        for worker, theirs in (run(fingerprint) if run else {}).items():
+            diff = mismatch(mine, theirs)
+            if diff:
+                raise ClusterError(f"worker {worker} of the cluster at {ex.address} differs from this ingest ({diff}); "
+                                   "install the same examrag checkout on every worker (scripts/setup.sh --cluster)")
+        return mine
+
+    def _window(self, ex) -> int:
+        return 2 * ex.slots()
+
+    def _timeout(self) -> float:
+        return self.settings.executor.task_timeout
 
     def pdf_pages(self, path: Path, numbers: list[int]) -> dict[int, OcrPage | BaseException]:
-        """OCR the given pages; with ``ocr_workers`` > 1 they are spread over worker processes
-        (one single-threaded engine each: measured faster than one engine with 2 threads)."""
-        args = [(str(path), self.settings.parse.pdf_password, n, self.settings.parse.ocr_dpi) for n in numbers]
-        if self.settings.executor.ocr_workers > 1:
-            pool = self._get_pool()
-            futures = {a[2]: pool.submit(_ocr_pdf_page, *a) for a in args}
-            out: dict[int, OcrPage | BaseException] = {}
-            for n, fut in futures.items():
+        """OCR the given pages: each page number → its OcrPage, or the exception its task raised
+        (a crashed worker or a timeout fails that page, not the document)."""
+        ex = self.executor()
+        key = str(path)
+        ready = self._ready.get(key)
+        if ready is not None:
+            ready.wait()
+        with self._lock:
+            pending = {n: self._prefetched.pop((key, n)) for n in numbers if (key, n) in self._prefetched}
+        queue = [n for n in numbers if n not in pending]
+        out: dict[int, OcrPage | BaseException] = {}
+        cfg = self.settings.parse
+        timeout = self._timeout()
+        while queue or pending:
+            while queue and len(pending) < self._window(ex):
+                src = self._share(ex, path)
+                n = queue.pop(0)
+                pending[n] = (ex.submit(ocr_pdf_page, src, cfg.pdf_password, n, cfg.ocr_dpi, self._spec, self._expected),
+                              time.monotonic())
+            done = [n for n, (fut, _) in pending.items() if fut.done()]
+            if not done:
+                first_deadline = min(sent for _, sent in pending.values()) + timeout
+                ex.wait_first([fut for fut, _ in pending.values()], max(0.0, first_deadline - time.monotonic()))
+                now = time.monotonic()
+                for n, (fut, sent) in list(pending.items()):
+                    if not fut.done() and now >= sent + timeout:
+                        fut.cancel()
+                        del pending[n]
+                        out[n] = OcrTimeout(f"no answer from the OCR task within {timeout:g}s (task_timeout)")
+                continue
+            for n in done:
+                fut, _ = pending.pop(n)
                 try:
                     out[n] = fut.result()
                 except Exception as exc:  # a crashed worker fails that page, not the document
                     out[n] = exc
-            return out
-        _WORKER["engine"] = self.engine
-        out = {}
-        for a in args:
-            try:
-                out[a[2]] = _ocr_pdf_page(*a)
-            except Exception as exc:
-                out[a[2]] = exc
-        return out
+        for n in numbers:  # the cluster, not the page, failed: the whole document is retried next time
+            if _lost(out[n]):
+                raise OcrUnavailable(f"OCR of page {n} did not complete ({ex.address}: {one_line(out[n], 160)}); "
+                                     "the document is left for the next ingest to retry")
+        return {n: out[n] for n in numbers}
 
-    def _get_pool(self):
-        if self._pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
+    def _share(self, ex, path: Path):
+        key = str(path)
+        with self._lock:
+            if key not in self._shared:
+                self._shared[key] = ex.share(path)
+            return self._shared[key]
 
-            # a setup error (paddleocr not installed, empty model dir) as one clear line here,
-            # not as "a child process terminated abruptly" for every page
-            check_engine(self.settings.parse.ocr_engine, **engine_kwargs(self.settings, 1))
+    def done_with(self, path: Path) -> None:
+        """Forget a document: its bytes and any prefetched page its driver-side verdicts did not use."""
+        key = str(path)
+        with self._lock:
+            self._shared.pop(key, None)
+            for k in [k for k in self._prefetched if k[0] == key]:
+                self._prefetched.pop(k)[0].cancel()
 
-            self._pool = ProcessPoolExecutor(max_workers=self.settings.executor.ocr_workers,
-                                             mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_init_worker,
-                                             initargs=(self.settings.parse.ocr_engine, engine_kwargs(self.settings, 1),
-                                                       os.getpid()))
-        return self._pool
+    def prefetch(self, docs: list[tuple[Path, str]]) -> None:
+        """On a cluster, start sending the OCR pages of these PDFs ((path, sha256 of its bytes), in the
+        order the driver will parse them) in a background thread. No-op for the local executor."""
+        ex = self.executor()
+        if not ex.remote or not docs:
+            return
+        for path, _ in docs:
+            self._ready[str(path)] = threading.Event()
+        self._feeder = threading.Thread(target=self._feed, args=(ex, docs), name="ocr-prefetch", daemon=True)
+        self._feeder.start()
+
+    def _feed(self, ex, docs: list[tuple[Path, str]]) -> None:
+        cfg = self.settings.parse
+        th = (cfg.garble_min_chars, cfg.garble_max_bad_ratio, cfg.garble_min_cjk_ratio)
+        timeout = self._timeout()
+        todo = iter(docs)
+        ahead: deque = deque()  # (path, verdict future, sent at): verdicts run a few documents ahead
+        try:
+            while not self._stop.is_set():
+                while len(ahead) < min(max(2, ex.slots()), LOOKAHEAD):
+                    nxt = next(todo, None)
+                    if nxt is None:
+                        break
+                    path, raw_hash = nxt
+                    try:
+                        data = path.read_bytes()
+                    except OSError:
+                        data = b""
+                    if hashlib.sha256(data).hexdigest() != raw_hash:  # changed since discovery: the driver says so
+                        self._ready[str(path)].set()
+                        continue
+                    src = ex.share(path, data)
+                    with self._lock:
+                        self._shared[str(path)] = src
+                    verdicts = None  # an image file is one page: straight to OCR
+                    if path.suffix.lower() == ".pdf":
+                        verdicts = ex.submit(pdf_ocr_pages, src, cfg.pdf_password, str(path), th, self._expected)
+                    ahead.append((path, verdicts, time.monotonic()))
+                if not ahead:
+                    return
+                path, verdicts, sent = ahead.popleft()
+                try:
+                    need = verdicts.result(timeout=max(0.0, sent + timeout - time.monotonic())) if verdicts else [0]
+                except Exception:  # the driver's parse reports the problem; its pages are sent then
+                    need = []
+                src = self._shared.get(str(path))
+                for n in need:  # page numbers from 1; 0 is an image file
+                    self._wait_room(ex)
+                    if self._stop.is_set() or src is None:
+                        return
+                    fut = (ex.submit(ocr_pdf_page, src, cfg.pdf_password, n, cfg.ocr_dpi, self._spec, self._expected)
+                           if n else ex.submit(ocr_image_file, src, self._spec, self._expected))
+                    with self._lock:
+                        self._prefetched[(str(path), n)] = (fut, time.monotonic())
+                        self._inflight.append(fut)
+                if not need:
+                    with self._lock:
+                        self._shared.pop(str(path), None)
+                self._ready[str(path)].set()
+        finally:
+            for ev in self._ready.values():  # never leave the driver waiting
+                ev.set()
+
+    def _wait_room(self, ex) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                self._inflight = [f for f in self._inflight if not f.done()]
+                busy = list(self._inflight)
+            if len(busy) < self._window(ex):
+                return
+            ex.wait_first(busy, 1.0)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
-
-
-_WORKER: dict = {}
-MAX_OCR_PIXELS = 12_000_000  # ~A3 at 200 dpi; larger pages are rendered at a lower resolution
+        self._stop.set()
+        if self._feeder is not None:
+            self._feeder.join(timeout=10)
+        with self._lock:
+            for fut, _ in self._prefetched.values():
+                fut.cancel()
+            self._prefetched.clear()
+            self._shared.clear()
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
 
 
 def engine_kwargs(settings: Settings, threads: Optional[int]) -> dict:
@@ -204,43 +395,6 @@ def engine_kwargs(settings: Settings, threads: Optional[int]) -> dict:
     if settings.parse.ocr_engine == "paddleocr":
         kw.update(det_dir=settings.parse.paddle_det_dir, rec_dir=settings.parse.paddle_rec_dir)
     return kw
-
-
-def _init_worker(engine_name: str, kwargs: dict, parent_pid: int) -> None:
-    """Worker set-up: die with the parent (a SIGKILLed ingest must not leave OCR workers holding its
-    output open), leave Ctrl-C to the parent (no tracebacks from workers), load one engine."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still ends workers
-        pass
-    if os.getppid() != parent_pid:  # the parent died before the line above took effect
-        os._exit(1)
-    _WORKER["engine"] = make_engine(engine_name, **kwargs)
-
-
-def _ocr_pdf_page(path: str, password: Optional[str], number: int, dpi: int) -> OcrPage:
-    """OCR one page rendered at ``dpi`` (capped by MAX_OCR_PIXELS); boxes mapped to PDF points."""
-    import numpy as np
-    import pymupdf
-
-    doc = pymupdf.open(path)
-    try:
-        if doc.needs_pass:
-            doc.authenticate(password or "")
-        page = doc[number - 1]
-        # cap the render at MAX_OCR_PIXELS: a poster-sized page at 150 dpi would need gigabytes
-        scale = min(dpi / 72.0, (MAX_OCR_PIXELS / max(page.rect.width * page.rect.height, 1.0)) ** 0.5)
-        dpi = max(36, int(scale * 72))
-        pix = page.get_pixmap(dpi=dpi, alpha=False)
-        image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)[:, :, :3]
-    finally:
-        doc.close()
-    return ocr_image_lines(_WORKER["engine"], np.ascontiguousarray(image)).scaled(72.0 / dpi)
 
 
 def parse_file(path: Path, source: str, doc_id: str, settings: Settings, ocr: OcrRunner) -> ParsedDoc:
@@ -281,16 +435,12 @@ def parse_file(path: Path, source: str, doc_id: str, settings: Settings, ocr: Oc
 
 
 def _parse_image(path: Path, ocr: OcrRunner) -> tuple[list[Block], list[PageInfo]]:
-    import numpy as np
-    from PIL import Image, UnidentifiedImageError
+    from PIL import UnidentifiedImageError
 
     try:
-        with Image.open(path) as im:
-            image = np.asarray(im.convert("RGB"))
+        found, height = ocr.image_file(path)
     except (UnidentifiedImageError, OSError) as exc:
         raise ParseError(f"not a readable image ({exc.__class__.__name__})")
-    found = ocr.image_lines(image)
-    height = image.shape[0]
     blocks = [Block(kind="text", text=r.text, page=1,
                     band="top" if r.bbox.y1 <= height * 0.08 else "bottom" if r.bbox.y0 >= height * 0.92 else "body",
                     lines=text_lines([r], 1))  # an image's one page, in pixels
@@ -313,10 +463,19 @@ def _assign_paths(blocks: list[Block], fallback: list[str], root: list[str]) -> 
 
 def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,
         quiet: bool = False, abort_on_error: bool = False) -> StageReport:
+    """Parse each changed document. With ``executor=dask`` the cluster is reached first (ClusterError,
+    one line naming the address, when it cannot be) and the PDFs' OCR pages are sent ahead."""
     ocr = OcrRunner(settings)
+    if settings.executor.kind != "local":
+        try:
+            ocr.executor()
+        except BaseException:
+            ocr.close()
+            raise
+        ocr.prefetch(_pdfs_to_parse(store, manifest, doc_ids, settings, force))
 
     def work(entry: DocEntry) -> ParsedDoc:
-        source = next((s for s in entry.sources if os.path.isfile(s)), None)
+        source = _readable_source(entry)
         if source is None:
             raise ParseError(f"file disappeared while ingest was running ({entry.sources[0]}); re-run ingest")
         try:
@@ -326,6 +485,8 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
             if isinstance(exc, OSError):
                 raise ParseError(f"cannot read ({exc.strerror or exc})") from exc
             raise
+        finally:
+            ocr.done_with(Path(source))
         _unchanged(source, entry)
         if doc.format == "pdf" and _truncated(source):
             doc.errors.append(ErrorItem(file=source, stage="parse", message=(
@@ -339,6 +500,26 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
                         code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
     finally:
         ocr.close()
+
+
+def _readable_source(entry: DocEntry) -> Optional[str]:
+    return next((s for s in entry.sources if os.path.isfile(s)), None)
+
+
+def _pdfs_to_parse(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings,
+                   force: bool) -> list[tuple[Path, str]]:
+    """(path, sha256) of the PDFs and image files ``run_docs`` will parse, in its order (the others are current)."""
+    config, out = settings.group_hash("parse"), []
+    for doc_id in doc_ids:
+        entry = manifest.documents[doc_id]
+        source = _readable_source(entry)
+        if source is None or input_hash(entry, "parse") is None:
+            continue
+        if Path(source).suffix.lower() not in {".pdf"} | IMAGE_SUFFIXES:
+            continue
+        if force or not is_current(store, entry, "parse", config, CODE_VERSION):
+            out.append((Path(source), entry.raw_hash))
+    return out
 
 
 def _unchanged(source: str, entry: DocEntry) -> None:

@@ -101,8 +101,10 @@ def test_ocr_rows_land_where_the_scanned_text_was_drawn(tmp_path):
 
 
 class _FakeRunner:
-    def image_lines(self, image):
-        return OcrPage([LineBox("栈是只允许在一端进行插入或删除操作的线性表。", BBox(100.0, 300.0, 900.0, 340.0))], 0.9)
+    """An OCR runner that "reads" one line of a 1240 x 1754 image (OcrRunner.image_file's contract)."""
+
+    def image_file(self, path):
+        return OcrPage([LineBox("栈是只允许在一端进行插入或删除操作的线性表。", BBox(100.0, 300.0, 900.0, 340.0))], 0.9), 1754
 
 
 def test_image_file_rows_are_in_pixels_on_page_one(tmp_path):

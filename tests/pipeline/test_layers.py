@@ -15,14 +15,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # bottom to top; a module's floor is the longest prefix listed here
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("pipeline", "pipeline.models", "pipeline.settings", "pipeline.store", "pipeline.runner",
-              "pipeline.progress", "pipeline.testhooks", "pipeline.errors", "pipeline.hashing", "pipeline.stages", "pipeline.llm")),
+              "pipeline.progress", "pipeline.testhooks", "pipeline.errors", "pipeline.hashing", "pipeline.stages",
+              "pipeline.llm", "pipeline.executors")),
     ("text", ("pipeline.text",)),
     ("parse", ("pipeline.parse",)),
     ("clean", ("pipeline.clean",)),
     ("enrich", ("pipeline.enrich",)),
     ("index", ("pipeline.index",)),
     ("ask", ("pipeline.ask",)),
-    ("app", ("pipeline.ingest", "pipeline.doctor", "pipeline.serve", "pipeline.executors")),
+    ("app", ("pipeline.ingest", "pipeline.doctor", "pipeline.serve")),
 ]
 LEVEL = {name: i for i, (name, _) in enumerate(FLOORS)}
 

@@ -20,7 +20,11 @@ INTERRUPTED = "Interrupted: finished documents are kept; run the same command ag
 
 
 def leftovers(data: Path) -> list[str]:
+    """Temp files and generations a crash left: not the live generation, nor replaced ones kept for readers
+    (``index/retired.json``, removed after generation_grace)."""
     gens = {p.name for p in (data / "index").glob("gen-*")}
+    retired = data / "index" / "retired.json"
+    gens -= set(json.loads(retired.read_text())) if retired.exists() else set()
     live = json.loads((data / "index" / "current.json").read_text())["generation"]
     return sorted([p.name for p in data.rglob(".*.tmp") if "chroma" not in p.parts] + list(gens - {live}))
 

@@ -92,3 +92,16 @@ def test_pause_point_waits_for_the_flag_file(monkeypatch, tmp_path):
     monkeypatch.setattr(testhooks.time, "sleep", lambda _: flag.unlink())  # the "test" releases it at once
     testhooks.kill_point("publish")
     assert not flag.exists()
+
+
+def test_a_replaced_generation_is_kept_for_its_grace_then_removed(tmp_path):
+    from pipeline.store import prune_generations
+
+    index = tmp_path / "index"
+    for gen in ("gen-1", "gen-2", "gen-3"):  # gen-3: a killed writer's, never published
+        (index / gen).mkdir(parents=True)
+    assert [p.name for p in prune_generations(index, 600, live="gen-2", retire=("gen-1",))] == ["gen-3"]
+    assert json.loads((index / "retired.json").read_text()).keys() == {"gen-1"}
+    assert [p.name for p in prune_generations(index, 600, live="gen-2")] == []  # still within its grace
+    assert [p.name for p in prune_generations(index, 0, live="gen-2")] == ["gen-1"]
+    assert json.loads((index / "retired.json").read_text()) == {}

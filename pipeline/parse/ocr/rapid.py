@@ -23,6 +23,14 @@ BUNDLED_MODELS = {
     "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
 }
 
+# sha256 of those files in the rapidocr==3.10.0 wheel: a model file is used only when it matches, so a
+# cluster worker with another rapidocr (or a damaged install) fails loudly instead of OCRing differently.
+BUNDLED_SHA256 = {
+    "Det": "090f04abcd9d9a7498bc4ebf677e4cb9bdce1fe4197ddb7e529f1ef44e1ff94f",
+    "Rec": "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884",
+    "Cls": "e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c",
+}
+
 # Tuned detector settings (MODELS.md: accuracy 1.000 on clean and degraded A4 pages, faster than defaults).
 DET_PARAMS = {
     "Det.mean": [0.485, 0.456, 0.406],
@@ -48,6 +56,26 @@ def bundled_model_paths() -> dict[str, Path]:
     return paths
 
 
+_VERIFIED: set[str] = set()
+
+
+def verify_bundled_models(paths: dict[str, Path]) -> None:
+    """Check each model file against :data:`BUNDLED_SHA256` (once per process; ~0.1 s for the three)."""
+    import hashlib
+
+    for task, path in paths.items():
+        if str(path) in _VERIFIED:
+            continue
+        h = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        if h.hexdigest() != BUNDLED_SHA256[task]:
+            raise OcrError(f"rapidocr model {path} has sha256 {h.hexdigest()[:16]}…, expected "
+                           f"{BUNDLED_SHA256[task][:16]}… (rapidocr==3.10.0): reinstall rapidocr==3.10.0")
+        _VERIFIED.add(str(path))
+
+
 class RapidOcrEngine:
     """rapidocr + onnxruntime on the packaged PP-OCRv6 small models.
 
@@ -67,6 +95,7 @@ class RapidOcrEngine:
         except ImportError as exc:
             raise OcrError(f"rapidocr cannot be imported ({exc}): pip install -r requirements/base.txt") from exc
         paths = bundled_model_paths()
+        verify_bundled_models(paths)
         params: dict = {
             "Global.log_level": "error",
             "Global.use_cls": use_cls,
