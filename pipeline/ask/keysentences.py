@@ -49,6 +49,7 @@ _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
 _DEFINES = re.compile(r"^[^。，,]{0,8}?(?:是|指|即|称为|就是|[:：])")
 _ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意思|含义|定义|是指")
 _INTRO = re.compile(r"(?:以下|如下|下列|几点|几个方面)[^。]{0,6}[。：:]?$|[：:]$")
+_TABLE_ROW = re.compile(r"^[^；。\n]{1,30}；[^；。\n]{1,30}[：:]")  # 查找方式；m阶B树：折半查找。…；m阶B+树：…
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
 
 
@@ -125,7 +126,7 @@ def joined_sentences(text: str) -> list[str]:
     the text then answers ("为什么要三次握手？主要是为了…") is joined to the sentence after it, and
     a restatement ("即…") to the sentence before it."""
     sents = []
-    for s in split_sentences(text, semicolon=False):
+    for s in _units(text):
         if sents and _GOES_ON.match(s):  # "即…": says the sentence before again, plainer
             sents[-1] += s
         else:
@@ -142,6 +143,17 @@ def joined_sentences(text: str) -> list[str]:
         out.append(s)
         i += 1
     return out
+
+
+def _units(text: str):
+    """Sentences, except that a table row (the clean stage writes each as one line "字段：值；字段：值")
+    stays whole even when a cell holds several sentences: a cut row pairs a value with the wrong column."""
+    for line in text.split("\n"):
+        line = line.strip()
+        if _TABLE_ROW.match(line):
+            yield line
+        else:
+            yield from split_sentences(line, semicolon=False)
 
 
 def record_sentences(text: str) -> list[str]:

@@ -14,7 +14,7 @@ from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store, atomic_write_text
 
-CODE_VERSION = "clean-2"  # 2: booklets, several papers per file, Question.sources, markup, block joining
+CODE_VERSION = "clean-3"  # 2: booklets, several papers per file, Question.sources, markup, block joining; 3: pipe tables without outer pipes keep their rows
 
 
 def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings, *, force: bool = False,

@@ -127,3 +127,16 @@ def test_formulas_rule_keeps_originals_once_and_skips_code(make_work, lines_of):
     formulas_to_text(work)
     assert lines_of(work) == ["高度为⌈log2(n+1)⌉，即⌈log2(n+1)⌉。", "echo $HOME $PATH"]
     assert work.blocks[0].formulas == ["$\\lceil \\log_2(n+1) \\rceil$"]
+
+
+def test_a_pipe_table_without_outer_pipes_keeps_its_rows():
+    """GFM allows rows written "a|b|c": each is a row, never glued to the next as a wrapped line."""
+    from pipeline.clean.rules.join_lines import join_paragraphs
+    from pipeline.clean.rules.tables_to_fields import md_tables, table_lines
+
+    lines = ["&nbsp;|访问第n条记录|优点", ":----:|:---:|:--:", "连续分配|需访问磁盘1次|顺序存取快",
+             "链接分配|需访问磁盘n次|无碎片", "索引分配|m级需访问磁盘m+1次|可以随机访问"]
+    joined = join_paragraphs(lines, [], 0.7)
+    assert joined == lines
+    (_, _, table), = md_tables(joined)
+    assert table_lines(table)[2] == "索引分配；访问第n条记录：m级需访问磁盘m+1次；优点：可以随机访问"  # empty corner

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from pipeline.clean.rules.base import WBlock, Work, glue, is_cjk, starts_any, width
+from pipeline.clean.rules.tables_to_fields import md_tables
 
 # A paragraph ends after these (optionally followed by closing quotes/brackets).
 _END = re.compile(r"[。！？；：!?;:][”’」』\"')）】]*$")
@@ -31,14 +32,17 @@ def ends_paragraph(line: str, widest: int, ratio: float) -> bool:
 def join_paragraphs(lines: list[str], list_patterns: list[str], ratio: float) -> list[str]:
     """Join wrapped ``lines`` into paragraphs. List items (``list_patterns``) always start a new
     paragraph but take their own wrapped continuation lines; verbatim lines stay alone, indented."""
-    widest = max((width(s) for s in lines if not is_verbatim(s)), default=0)
+    # a markdown table's lines, also one written without outer pipes (GFM allows "a|b" rows), which
+    # is_verbatim alone cannot tell from prose containing a "|"
+    table = {i for start, end, _ in md_tables(lines) for i in range(start, end)}
+    widest = max((width(s) for i, s in enumerate(lines) if i not in table and not is_verbatim(s)), default=0)
     paras: list[str] = []
     open_para = False  # may the next line continue paras[-1]?
-    for line in lines:
+    for i, line in enumerate(lines):
         s = line.strip()
         if not s:
             open_para = False
-        elif is_verbatim(s):
+        elif i in table or is_verbatim(s):
             paras.append(line.rstrip())  # indentation kept (code)
             open_para = False
         elif open_para and not starts_any(list_patterns, s):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from pipeline.clean.rules.base import Work, glue
@@ -12,9 +13,10 @@ _SEP = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def cell(text: str) -> str:
-    """A cell's text on one line (wrapped pieces glued, spaces collapsed)."""
+    """A cell's text on one line (wrapped pieces glued, spaces collapsed, HTML entities such as the
+    ``&nbsp;`` of an empty corner cell decoded)."""
     out = ""
-    for piece in str(text or "").split("\n"):
+    for piece in html.unescape(str(text or "")).split("\n"):
         out = glue(out, re.sub(r"\s+", " ", piece.strip()))
     return out
 
