@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Literal, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
 from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, content, grams, normalise,
                                     novelty, split_sentences, strip_citations)
 from pipeline.models import Claim, Hit, RecordAnswer
+from pipeline.rulefiles import StrictRules, check_patterns
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
@@ -47,27 +48,14 @@ OBJECT_WEIGHT = 0.5  # a passage mention about the same object outranks others a
 PROXIMITY = 12  # chars at which a subject word before a passage's polarity term counts half
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _compiles(patterns: list[str]) -> list[str]:
-    for p in patterns:
-        try:
-            re.compile(p)
-        except re.error as e:
-            raise ValueError(f"bad regular expression {p!r}: {e}") from e
-    return patterns
-
-
-class OverlapRules(_Strict):
+class OverlapRules(StrictRules):
     min_passage: float
     min_with_question: float
     min_window: float = 0.0
     min_grams: int
 
 
-class NumberRules(_Strict):
+class NumberRules(StrictRules):
     pattern: str
     enumerators: str
     units: list[list[str]]
@@ -78,20 +66,20 @@ class NumberRules(_Strict):
     @field_validator("pattern", "enumerators", "expression")
     @classmethod
     def _re(cls, v: str) -> str:
-        return _compiles([v])[0]
+        return check_patterns([v])[0]
 
 
-class OptionRules(_Strict):
+class OptionRules(StrictRules):
     claim_patterns: list[str]
     label_pattern: str
 
     @field_validator("claim_patterns")
     @classmethod
     def _res(cls, v: list[str]) -> list[str]:
-        return _compiles(v)
+        return check_patterns(v)
 
 
-class PolarityPair(_Strict):
+class PolarityPair(StrictRules):
     name: str
     a: list[str]
     b: list[str]
@@ -101,10 +89,10 @@ class PolarityPair(_Strict):
     @field_validator("a", "b")
     @classmethod
     def _res(cls, v: list[str]) -> list[str]:
-        return _compiles(v)
+        return check_patterns(v)
 
 
-class PolarityRules(_Strict):
+class PolarityRules(StrictRules):
     negators: list[str]
     yes_values: str = "√✓是有能可"
     no_values: str = "×✗否无不"
@@ -113,13 +101,13 @@ class PolarityRules(_Strict):
     pairs: list[PolarityPair]
 
 
-class EntityRules(_Strict):
+class EntityRules(StrictRules):
     conjunctions: list[str]
     min_predicate: float
     clause_marks: str
 
 
-class ClaimRules(_Strict):
+class ClaimRules(StrictRules):
     version: int
     unsupported: Literal["drop", "mark"] = "drop"
     mark: str = "（资料中未找到依据）"

@@ -77,24 +77,39 @@ def passage_coverage(question: str, bm25: Bm25Index, text: str) -> float:
     never saw it). Answers "does one passage speak about this question's rare words together?" —
     unlike :func:`query_coverage`, an off-topic question whose words each occur somewhere (Redis in one
     passage, 持久化 in another) scores low."""
-    q = _QUESTION_WORDS.sub(" ", question)
-    low, hay = q.lower(), text.lower()
-    content = {i for i, ch in enumerate(q) if _CONTENT.match(ch)}
-    if not content:
-        return 0.0
-    weight: dict[int, tuple[float, bool]] = {}  # char index -> (IDF of its word, word found in the passage)
-    for tok in sorted(set(tokenize_query(q, bm25.vocab)), key=len, reverse=True):
-        w, found = bm25.idf(tok), (len(tok) >= 2 or tok.isascii()) and tok in hay
-        start = low.find(tok)
-        while start != -1:
-            for i in range(start, start + len(tok)):
-                if i in content and (i not in weight or (found and not weight[i][1])):
+    return _QuestionWeights(question, bm25).coverage(text)
+
+
+class _QuestionWeights:
+    """The question's content characters, each with the words of the index covering it (longest
+    first) and their IDF: computed once, then checked against each passage."""
+
+    def __init__(self, question: str, bm25: Bm25Index):
+        q = _QUESTION_WORDS.sub(" ", question)
+        low = q.lower()
+        self.content = {i for i, ch in enumerate(q) if _CONTENT.match(ch)}
+        self.words: list[tuple[str, float, list[int]]] = []  # (word, idf, its content characters)
+        for tok in sorted(set(tokenize_query(q, bm25.vocab)), key=len, reverse=True):
+            chars, start = [], low.find(tok)
+            while start != -1:
+                chars += [i for i in range(start, start + len(tok)) if i in self.content]
+                start = low.find(tok, start + 1)
+            self.words.append((tok, bm25.idf(tok), chars))
+        self.unseen = bm25.idf("")  # df = 0
+
+    def coverage(self, text: str) -> float:
+        if not self.content:
+            return 0.0
+        hay = text.lower()
+        weight: dict[int, tuple[float, bool]] = {}  # char -> (IDF of its word, word found in the passage)
+        for tok, w, chars in self.words:
+            found = (len(tok) >= 2 or tok.isascii()) and tok in hay
+            for i in chars:
+                if i not in weight or (found and not weight[i][1]):
                     weight[i] = (w, found)
-            start = low.find(tok, start + 1)
-    unseen = bm25.idf("")  # df = 0
-    total = sum(weight.get(i, (unseen, False))[0] for i in content)
-    covered = sum(w for i, (w, found) in weight.items() if found)
-    return covered / total if total else 0.0
+        total = sum(weight.get(i, (self.unseen, False))[0] for i in self.content)
+        covered = sum(w for w, found in weight.values() if found)
+        return covered / total if total else 0.0
 
 
 @dataclass
@@ -189,7 +204,8 @@ class Retriever:
                 result.hits.append(to_hit(chunks[cid], len(result.hits) + 1, score))
         if result.hits and len(self.bm25):
             result.coverage = query_coverage(question, self.bm25.vocab, [h.text for h in result.hits[:COVERAGE_HITS]])
-            result.passage_coverage = max(passage_coverage(question, self.bm25, h.text) for h in result.hits)
+            weights = _QuestionWeights(question, self.bm25)
+            result.passage_coverage = max(weights.coverage(h.text) for h in result.hits)
         return result
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 CITATION = re.compile(r"\[来源[:：][^\]\n]*\]|\[\d{1,2}\]")  # a full citation, or a prompt label [1]
 # a sentence ends at 。！？ (and ；) or a line break; a colon heading (答案：) stays with its text
@@ -28,6 +29,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+#./-]*|\d+(?:\.\d+)?")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
+@lru_cache(maxsize=65536)
 def normalise(text: str) -> str:
     """NFKC (full-width → ASCII), superscript powers as ``^`` (2³² → 2^32), no markdown emphasis."""
     text = _SUP_RUN.sub(lambda m: "^" + m.group().translate(_SUP), text)
@@ -54,10 +56,11 @@ def content(text: str, drop_question_words: bool = False) -> str:
     return text
 
 
-def grams(text: str, drop_question_words: bool = False) -> set[str]:
+@lru_cache(maxsize=32768)
+def grams(text: str, drop_question_words: bool = False) -> frozenset[str]:
     """Character bigrams of each CJK run (single characters of one-character runs), plus Latin words
     and numbers whole. Bigrams of two function characters, or holding a pure function character
-    (找的, 度是), are left out."""
+    (找的, 度是), are left out. Cached: the same passage sentences are scored for many questions."""
     text = content(text, drop_question_words)
     out: set[str] = {w for w in _WORD.findall(text)}
     for run in re.findall(r"[\u3400-\u9fff]+", text):
@@ -69,7 +72,7 @@ def grams(text: str, drop_question_words: bool = False) -> set[str]:
             bg = run[i:i + 2]
             if not (bg[0] in FUNCTION_CHARS and bg[1] in FUNCTION_CHARS) and not set(bg) & PURE_FUNCTION:
                 out.add(bg)
-    return out
+    return frozenset(out)
 
 
 def containment(needle: set[str], hay: set[str]) -> float:

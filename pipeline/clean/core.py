@@ -15,40 +15,28 @@ from pathlib import Path
 from typing import Literal, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
 from pipeline.clean.rules import DEFAULT_RULES
 from pipeline.clean.rules.base import Work
 from pipeline.models import CleanDoc, ErrorItem, ParsedDoc, Question, Status
+from pipeline.rulefiles import StrictRules, check_patterns
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules.yaml")
 NEVER = "(?!)"  # a pattern that matches nothing: the default of keys added after a user copied the rules
 
 
-def _check_patterns(patterns: list[str]) -> list[str]:
-    for p in patterns:
-        try:
-            re.compile(p)
-        except re.error as e:
-            raise ValueError(f"bad regular expression {p!r}: {e}") from e
-    return patterns
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SectionTitle(_Strict):
+class SectionTitle(StrictRules):
     pattern: str
     qtype: Literal["choice", "comprehensive", "other"] = "other"
 
     @field_validator("pattern")
     @classmethod
     def _one(cls, v: str) -> str:
-        return _check_patterns([v])[0]
+        return check_patterns([v])[0]
 
 
-class QuestionRules(_Strict):
+class QuestionRules(StrictRules):
     section_titles: list[SectionTitle]
     answer_section_titles: list[str]
     paper_start_pattern: str = NEVER
@@ -66,26 +54,26 @@ class QuestionRules(_Strict):
     @field_validator("answer_section_titles", "answer_markers", "analysis_markers", "year_patterns")
     @classmethod
     def _lists(cls, v: list[str]) -> list[str]:
-        return _check_patterns(v)
+        return check_patterns(v)
 
     @field_validator("number_pattern", "number_expected_pattern", "number_first_pattern", "paper_start_pattern",
                      "subpart_pattern", "option_pattern", "paper_title_pattern", "not_paper_pattern")
     @classmethod
     def _one(cls, v: str) -> str:
-        return _check_patterns([v])[0]
+        return check_patterns([v])[0]
 
 
-class Replacement(_Strict):
+class Replacement(StrictRules):
     pattern: str
     repl: str = ""
 
     @field_validator("pattern")
     @classmethod
     def _one(cls, v: str) -> str:
-        return _check_patterns([v])[0]
+        return check_patterns([v])[0]
 
 
-class Thresholds(_Strict):
+class Thresholds(StrictRules):
     repeat_ratio: float
     repeat_min_pages: int
     toc_min_entries: int
@@ -94,7 +82,7 @@ class Thresholds(_Strict):
     min_questions: int
 
 
-class Rules(_Strict):
+class Rules(StrictRules):
     """Everything user-editable about cleaning; see the comments in ``rules.yaml``."""
 
     header_footer_patterns: list[str]
@@ -114,7 +102,7 @@ class Rules(_Strict):
                      "list_item_patterns")
     @classmethod
     def _lists(cls, v: list[str]) -> list[str]:
-        return _check_patterns(v)
+        return check_patterns(v)
 
 
 def load_rules(path: Optional[Path] = None) -> Rules:

@@ -191,12 +191,7 @@ class OcrRunner:
         if self.settings.executor.kind == "local":
             return ocr_image_file(str(path), self._spec)
         ex = self.executor()
-        key = str(path)
-        ready = self._ready.get(key)
-        if ready is not None:
-            ready.wait()
-        with self._lock:
-            fut, sent = self._prefetched.pop((key, 0), (None, 0.0))
+        fut, sent = self._take_prefetched(path, [0]).get(0, (None, 0.0))
         if fut is None:
             fut, sent = ex.submit(ocr_image_file, self._share(ex, path), self._spec, self._expected), time.monotonic()
         timeout = self._timeout()
@@ -249,12 +244,7 @@ class OcrRunner:
         """OCR the given pages: each page number → its OcrPage, or the exception its task raised
         (a crashed worker or a timeout fails that page, not the document)."""
         ex = self.executor()
-        key = str(path)
-        ready = self._ready.get(key)
-        if ready is not None:
-            ready.wait()
-        with self._lock:
-            pending = {n: self._prefetched.pop((key, n)) for n in numbers if (key, n) in self._prefetched}
+        pending = self._take_prefetched(path, numbers)
         queue = [n for n in numbers if n not in pending]
         out: dict[int, OcrPage | BaseException] = {}
         cfg = self.settings.parse
@@ -287,6 +277,16 @@ class OcrRunner:
                 raise OcrUnavailable(f"OCR of page {n} did not complete ({ex.address}: {one_line(out[n], 160)}); "
                                      "the document is left for the next ingest to retry")
         return {n: out[n] for n in numbers}
+
+    def _take_prefetched(self, path: Path, numbers: list[int]) -> dict[int, tuple[object, float]]:
+        """The prefetched tasks (future, sent at) of these pages of ``path``, once the prefetcher has
+        sent all it will for it; pages it did not send are absent."""
+        key = str(path)
+        ready = self._ready.get(key)
+        if ready is not None:
+            ready.wait()
+        with self._lock:
+            return {n: self._prefetched.pop((key, n)) for n in numbers if (key, n) in self._prefetched}
 
     def _share(self, ex, path: Path):
         key = str(path)

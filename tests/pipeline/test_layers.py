@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # bottom to top; a module's floor is the longest prefix listed here
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("pipeline", "pipeline.models", "pipeline.settings", "pipeline.store", "pipeline.runner",
-              "pipeline.progress", "pipeline.testhooks", "pipeline.errors", "pipeline.hashing", "pipeline.stages",
+              "pipeline.progress", "pipeline.testhooks", "pipeline.errors", "pipeline.hashing", "pipeline.rulefiles", "pipeline.stages",
               "pipeline.llm", "pipeline.executors")),
     ("text", ("pipeline.text",)),
     ("parse", ("pipeline.parse",)),
