@@ -19,8 +19,6 @@ own knowledge.
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,6 +28,8 @@ from typing import Literal, Optional
 import yaml
 from pydantic import field_validator
 
+from pipeline.ask import numbers
+from pipeline.ask.numbers import NumberRules
 from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, content, grams, normalise,
                                     novelty, split_sentences, strip_citations)
 from pipeline.models import Claim, Hit, RecordAnswer
@@ -37,7 +37,6 @@ from pipeline.rulefiles import StrictRules, check_patterns
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
-NUMBER_CONTEXT = 12  # chars each side of a number (within its sentence) that say what it is a number of
 WINDOW_FACTOR = 1.5  # a stretch of passage 1.5 times the sentence's length…
 WINDOW_MIN = 30  # …and at least 30 chars
 WINDOW_STEP = 8
@@ -53,20 +52,6 @@ class OverlapRules(StrictRules):
     min_with_question: float
     min_window: float = 0.0
     min_grams: int
-
-
-class NumberRules(StrictRules):
-    pattern: str
-    enumerators: str
-    units: list[list[str]]
-    arithmetic: bool = True
-    tolerance: float = 0.01
-    expression: str
-
-    @field_validator("pattern", "enumerators", "expression")
-    @classmethod
-    def _re(cls, v: str) -> str:
-        return check_patterns([v])[0]
 
 
 class OptionRules(StrictRules):
@@ -136,6 +121,7 @@ class Evidence:
     question: str
     record: Optional[RecordAnswer] = None
     hay: str = ""  # passages + question, normalised, no whitespace
+    material: str = ""  # the same with its whitespace (it separates words: "20B - UDP")
     q_hay: str = ""  # the question alone, the same way
     hit_grams: list[set[str]] = field(default_factory=list)
     question_grams: set[str] = field(default_factory=set)
@@ -148,7 +134,8 @@ class Evidence:
     @classmethod
     def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
         ev = cls(hits=hits, question=question, record=record)
-        ev.hay = _squash(normalise("\n".join([h.text for h in hits] + [question])))
+        ev.material = normalise("\n".join([h.text for h in hits] + [question]))
+        ev.hay = _squash(ev.material)
         ev.q_hay = _squash(normalise(question))
         ev.hit_grams = [grams(h.text) for h in hits]
         ev.hit_texts = [_squash(content(h.text)) for h in hits]
@@ -197,106 +184,9 @@ def answer_sentences(text: str) -> list[tuple[str, list[str]]]:
 # ---------------------------------------------------------------- the rules
 
 
-def _unit_groups(rules: ClaimRules) -> list[tuple[str, int]]:
-    """(alias, group index), longest alias first, so KB wins over B."""
-    pairs = [(alias, i) for i, group in enumerate(rules.numbers.units) for alias in group]
-    return sorted(pairs, key=lambda p: -len(p[0]))
-
-
-def _unit_after(text: str, pos: int, aliases: list[tuple[str, int]]) -> Optional[int]:
-    rest = text[pos:pos + 12].lstrip()
-    if rest.startswith("个") and _unit_after(rest, 1, aliases) is not None:
-        return _unit_after(rest, 1, aliases)  # 8个字节 is 8 字节
-    for alias, group in aliases:
-        if rest.startswith(alias):
-            nxt = rest[len(alias):len(alias) + 1]
-            if alias.isascii() and alias[-1:].isalpha() and nxt.isascii() and nxt.isalpha():
-                continue  # 5Bx, 3Byte… part of a longer Latin word
-            return group
-    return None
-
-
-def _near_words(text: str, start: int, end: int) -> set[str]:
-    """Content bigrams within ``NUMBER_CONTEXT`` chars of a number in its sentence (units, digits left out):
-    what the number is said of. "UDP比TCP的首部少2个字节" and "端口号占2字节" share none."""
-    before = re.split(r"[。！？!?；;\n]", text[max(0, start - NUMBER_CONTEXT):start])[-1]
-    after = re.split(r"[。！？!?；;\n]", text[end:end + NUMBER_CONTEXT])[0]
-    window = before + " " + after
-    return {g for g in grams(window) if not re.search(r"\d", g) and g not in _UNIT_GRAMS}
-
-
-_UNIT_GRAMS = {"字节", "个字", "比特", "毫秒", "微秒", "纳秒", "分钟", "小时", "千赫", "兆赫", "赫兹"}
-
-
-def _occurrences(num: str, hay: str) -> list[int]:
-    """End positions of ``num`` standing alone (not inside a longer number) in ``hay``."""
-    pat = re.compile(rf"(?<![\d.]){re.escape(num)}(?!\d|\.\d)")
-    return [m.end() for m in pat.finditer(hay)]
-
-
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-        ast.Pow: operator.pow, ast.USub: operator.neg}
-
-
-def _eval(expr: str) -> Optional[float]:
-    """Value of a small arithmetic expression (+ − × ÷ ^ and parentheses), None if not one."""
-    expr = expr.replace("×", "*").replace("÷", "/").replace("^", "**").replace("（", "(").replace("）", ")")
-    try:
-        node = ast.parse(expr.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-
-    def ev(n):
-        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
-            return float(n.value)
-        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
-            left, right = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.Pow) and abs(right) > 64:
-                raise ValueError
-            return _OPS[type(n.op)](left, right)
-        if isinstance(n, ast.UnaryOp) and type(n.op) in _OPS:
-            return _OPS[type(n.op)](ev(n.operand))
-        raise ValueError
-
-    try:
-        return ev(node)
-    except (ValueError, ZeroDivisionError, OverflowError):
-        return None
-
-
 def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
-    """None when every number is backed, else the reason."""
-    nr = rules.numbers
-    text = re.sub(nr.enumerators, "", normalise(strip_citations(sentence)), flags=re.M)
-    text = re.sub(r"(?<=\d) +(?=\d{3}(?!\d))", "", text)  # 125 000 → 125000, as in the passages
-    aliases = _unit_groups(rules)
-    computed: set[str] = set()
-    if nr.arithmetic:
-        for m in re.finditer(nr.expression, text):
-            value, operands = _eval(m.group(1)), re.findall(r"\d+(?:\.\d+)?", m.group(1))
-            result = float(m.group(2))
-            if (value is not None and len(operands) >= 2 and abs(value - result) <= nr.tolerance * max(1.0, abs(result))
-                    and all(_occurrences(o, ev.hay) for o in operands)):
-                computed.add(m.group(2))
-    for m in re.finditer(nr.pattern, text):
-        num = m.group(1)
-        if num in computed:
-            continue
-        ends = _occurrences(num, ev.hay)
-        unit = _unit_after(text, m.end(), aliases)
-        if not ends:
-            return f"number {num} not in the passages"
-        if len(num) > 1 or unit is not None:
-            near = _near_words(text, m.start(), m.end())
-            if near and not any(near & _near_words(ev.hay, e - len(num), e) for e in ends) and not _occurrences(num, ev.q_hay):
-                return f"number {num} not said of this in the passages"
-        if unit is None:
-            continue
-        units_there = {_unit_after(ev.hay, e, aliases) for e in ends}
-        if unit not in units_there and None not in units_there:  # a bare "41~47 题" is not against 41题
-            alias = next(a for a, g in aliases if g == unit and text[m.end():].lstrip().lstrip("个").startswith(a))
-            return f"number {num}{alias} (with its unit) not in the passages"
-    return None
+    """None when every number is backed (``pipeline.ask.numbers``), else the reason."""
+    return numbers.check_numbers(sentence, ev.hay, ev.q_hay, rules.numbers, ev.material)
 
 
 def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[Hit] = None) -> Optional[str]:

@@ -1,0 +1,228 @@
+"""The number rule of the claim check: every number a generated sentence states must be one the
+material gives, said of the same thing, with the same unit; or computed in the sentence from numbers
+it gives (``128×8/16=64``); or, for a comparison (``UDP比TCP的首部少12个字节``, ``快2倍``), the
+difference or ratio of a number the material says of the one thing and a number it says of the other.
+
+The small model's favourite invention is a number that *looks* grounded: "UDP比TCP的首部少2个字节"
+next to passages that give 8 B for UDP's header and 20 B for TCP's (and 2 B for each UDP field). The
+plain rule accepts its 2 (a 2 is said of 首部); the comparison rule asks for 20 − 8.
+
+Pure functions over normalised text (``hay``: the passages and the question, whitespace removed);
+the rules (patterns, units, tolerance) come from ``claims.yaml`` through :class:`NumberRules`.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from itertools import product
+from typing import Optional
+
+from pydantic import field_validator
+
+from pipeline.ask.sentences import PURE_FUNCTION, grams, normalise, strip_citations
+from pipeline.rulefiles import StrictRules, check_patterns
+
+NUMBER_CONTEXT = 12  # chars each side of a number (within its sentence) that say what it is a number of
+_UNIT_GRAMS = {"字节", "个字", "比特", "毫秒", "微秒", "纳秒", "分钟", "小时", "千赫", "兆赫", "赫兹"}
+_PUNCT = "，,。；;！？!?\n"
+
+
+class NumberRules(StrictRules):
+    pattern: str
+    enumerators: str
+    units: list[list[str]]
+    arithmetic: bool = True
+    tolerance: float = 0.01
+    expression: str
+    # "A比B…少N": groups `other` (B and what is compared) and `num`, optional `times` (倍)
+    comparison: Optional[str] = None
+
+    @field_validator("pattern", "enumerators", "expression", "comparison")
+    @classmethod
+    def _re(cls, v: Optional[str]) -> Optional[str]:
+        return check_patterns([v])[0] if v is not None else v
+
+
+def unit_groups(nr: NumberRules) -> list[tuple[str, int]]:
+    """(alias, group index), longest alias first, so KB wins over B."""
+    pairs = [(alias, i) for i, group in enumerate(nr.units) for alias in group]
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def unit_after(text: str, pos: int, aliases: list[tuple[str, int]]) -> Optional[int]:
+    rest = text[pos:pos + 12].lstrip()
+    if rest.startswith("个") and unit_after(rest, 1, aliases) is not None:
+        return unit_after(rest, 1, aliases)  # 8个字节 is 8 字节
+    for alias, group in aliases:
+        if rest.startswith(alias):
+            nxt = rest[len(alias):len(alias) + 1]
+            if alias.isascii() and alias[-1:].isalpha() and nxt.isascii() and nxt.isalpha():
+                continue  # 5Bx, 3Byte… part of a longer Latin word
+            return group
+    return None
+
+
+def near_words(text: str, start: int, end: int) -> set[str]:
+    """Content bigrams within ``NUMBER_CONTEXT`` chars of a number in its sentence (units, digits left out):
+    what the number is said of. "UDP比TCP的首部少2个字节" and "端口号占2字节" share none."""
+    before = re.split(r"[。！？!?；;\n]", text[max(0, start - NUMBER_CONTEXT):start])[-1]
+    after = re.split(r"[。！？!?；;\n]", text[end:end + NUMBER_CONTEXT])[0]
+    window = before + " " + after
+    return {g for g in grams(window) if not re.search(r"\d", g) and g not in _UNIT_GRAMS}
+
+
+def occurrences(num: str, hay: str) -> list[int]:
+    """End positions of ``num`` standing alone (not inside a longer number) in ``hay``."""
+    pat = re.compile(rf"(?<![\d.]){re.escape(num)}(?!\d|\.\d)")
+    return [m.end() for m in pat.finditer(hay)]
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.Pow: operator.pow, ast.USub: operator.neg}
+
+
+def evaluate(expr: str) -> Optional[float]:
+    """Value of a small arithmetic expression (+ − × ÷ ^ and parentheses), None if not one."""
+    expr = expr.replace("×", "*").replace("÷", "/").replace("^", "**").replace("（", "(").replace("）", ")")
+    try:
+        node = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def ev(n):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
+            return float(n.value)
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            left, right = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Pow) and abs(right) > 64:
+                raise ValueError
+            return _OPS[type(n.op)](left, right)
+        if isinstance(n, ast.UnaryOp) and type(n.op) in _OPS:
+            return _OPS[type(n.op)](ev(n.operand))
+        raise ValueError
+
+    try:
+        return ev(node)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def _words(text: str) -> set[str]:
+    """Content words of a phrase: Latin words whole, CJK bigrams without function characters (a
+    lone character, such as the pronoun 它, names nothing)."""
+    return {g for g in grams(text) if not re.search(r"\d", g) and not set(g) & PURE_FUNCTION
+            and g not in _UNIT_GRAMS and (len(g) >= 2 or g.isascii())}
+
+
+_CLAUSE_END = re.compile(r"[，,；;。！？!?、\n]|\s-\s")
+_NUMBER_TOKEN = re.compile(r"\d+(?:\.\d+)?[A-Za-z%]*")
+
+
+def said_of(text: str, start: int, end: int) -> set[str]:
+    """The words a number is said of: its own clause within ``NUMBER_CONTEXT`` chars each side
+    (a list bullet " - " or a comma ends it), other numbers and their units left out. Stricter than
+    :func:`near_words`: in "TCP首部：20B - UDP首部：8B" the 20 is said of TCP only."""
+    before = _CLAUSE_END.split(text[max(0, start - NUMBER_CONTEXT):start])[-1]
+    after = _CLAUSE_END.split(text[end:end + NUMBER_CONTEXT])[0]
+    return _words(_NUMBER_TOKEN.sub(" ", before) + " " + _NUMBER_TOKEN.sub(" ", after))
+
+
+def _said_of(words: set[str], text: str, nr: NumberRules, aliases) -> list[tuple[float, Optional[int]]]:
+    """(value, unit group) of every number in ``text`` said of one of ``words``."""
+    out = []
+    for m in re.finditer(nr.pattern, text):
+        if words & said_of(text, m.start(), m.end()):
+            out.append((float(m.group(1)), unit_after(text, m.end(), aliases)))
+    return out
+
+
+def _thing(phrase: str) -> str:
+    """The thing a comparison names: its phrase before 的 ("TCP的首部" → "TCP")."""
+    return phrase.split("的", 1)[0] if "的" in phrase[1:] else phrase
+
+
+def check_comparisons(text: str, material: str, nr: NumberRules) -> tuple[set[str], Optional[str]]:
+    """(numbers of ``text`` verified as comparisons, reason of the first that fails or None).
+    ``material``: the passages and the question, normalised, whitespace kept (it separates words).
+
+    For "A比B…少N": the numbers the passages say of A's own words and of B's own words (the words
+    both share, such as 首部, tell nothing apart); N must be the difference of one of each (or, with
+    倍, their ratio), within the tolerance; or the passages state the same comparison with N."""
+    if not nr.comparison:
+        return set(), None
+    aliases = unit_groups(nr)
+    verified: set[str] = set()
+    for m in re.finditer(nr.comparison, text):
+        num, times = m.group("num"), bool(m.group("times"))
+        clause_start = max(text.rfind(ch, 0, m.start()) for ch in _PUNCT) + 1
+        # "UDP比TCP的首部少…": the things are UDP and TCP; 首部, what is compared, tells nothing apart
+        a_words, b_words = _words(_thing(text[clause_start:m.start()])), _words(_thing(m.group("other")))
+        a_only, b_only = a_words - b_words, b_words - a_words
+        if not a_only or not b_only:
+            continue  # "它比…": the thing compared is not named; the plain number rule applies
+        unit = unit_after(text, m.end("num"), aliases)
+        stated = [s for s in re.finditer(nr.comparison, material) if s.group("num") == num]
+        if any((a_only | b_only) & _words(material[max(0, s.start() - NUMBER_CONTEXT):s.end()]) for s in stated):
+            verified.add(num)
+            continue
+        value = float(num)
+        tol = nr.tolerance * max(1.0, abs(value))
+        side_a = [(v, u) for v, u in _said_of(a_only, material, nr, aliases) if unit is None or u in (None, unit)]
+        side_b = [(v, u) for v, u in _said_of(b_only, material, nr, aliases) if unit is None or u in (None, unit)]
+        ok = False
+        for (a, ua), (b, ub) in product(side_a, side_b):
+            if ua is not None and ub is not None and ua != ub:
+                continue
+            if times:
+                ok = any(d and abs(n / d - value) <= tol for n, d in ((a, b), (b, a)))
+                ok = ok or (min(a, b) > 0 and abs(abs(a - b) / min(a, b) - value) <= tol)  # 多N倍
+            else:
+                ok = abs(abs(a - b) - value) <= tol
+            if ok:
+                break
+        if not ok:
+            what = "".join(sorted(b_only))[:12]
+            return verified, (f"number {num}{'倍' if times else ''} of a comparison is not the difference of what "
+                              f"the passages give for the two ({what})")
+        verified.add(num)
+    return verified, None
+
+
+def check_numbers(sentence: str, hay: str, q_hay: str, nr: NumberRules, material: str = "") -> Optional[str]:
+    """None when every number of ``sentence`` is backed by ``hay`` (passages + question, whitespace
+    removed) or, failing that, the question alone (``q_hay``); else the reason. ``material`` is
+    ``hay`` with its whitespace, for comparisons (:func:`check_comparisons`)."""
+    text = re.sub(nr.enumerators, "", normalise(strip_citations(sentence)), flags=re.M)
+    text = re.sub(r"(?<=\d) +(?=\d{3}(?!\d))", "", text)  # 125 000 → 125000, as in the passages
+    aliases = unit_groups(nr)
+    computed, failed = check_comparisons(text, material or hay, nr)
+    if failed:
+        return failed
+    if nr.arithmetic:
+        for m in re.finditer(nr.expression, text):
+            value, operands = evaluate(m.group(1)), re.findall(r"\d+(?:\.\d+)?", m.group(1))
+            result = float(m.group(2))
+            if (value is not None and len(operands) >= 2 and abs(value - result) <= nr.tolerance * max(1.0, abs(result))
+                    and all(occurrences(o, hay) for o in operands)):
+                computed.add(m.group(2))
+    for m in re.finditer(nr.pattern, text):
+        num = m.group(1)
+        if num in computed:
+            continue
+        ends = occurrences(num, hay)
+        unit = unit_after(text, m.end(), aliases)
+        if not ends:
+            return f"number {num} not in the passages"
+        if len(num) > 1 or unit is not None:
+            near = near_words(text, m.start(), m.end())
+            if near and not any(near & near_words(hay, e - len(num), e) for e in ends) and not occurrences(num, q_hay):
+                return f"number {num} not said of this in the passages"
+        if unit is None:
+            continue
+        units_there = {unit_after(hay, e, aliases) for e in ends}
+        if unit not in units_there and None not in units_there:  # a bare "41~47 题" is not against 41题
+            alias = next(a for a, g in aliases if g == unit and text[m.end():].lstrip().lstrip("个").startswith(a))
+            return f"number {num}{alias} (with its unit) not in the passages"
+    return None
