@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.records import parse_record
+from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
+from pipeline.ask.refs import question_ref
 from pipeline.ask.sentences import QUESTION_WORDS, containment, content, grams, normalise, novelty, split_sentences
 from pipeline.models import Hit, KeySentence
 from pipeline.text.tokenize import tokenize_query
@@ -40,6 +41,11 @@ TITLE_FACTOR = 1.1  # a passage whose own heading is the question's subject (§ 
 QUESTION_PENALTY = 0.3  # a sentence asking something (…是多少？) is rarely the answer
 ASKED_FACTOR = 1.02  # a question joined to its answer (FAQ-style notes) wins ties: it asks what the student asks
 HEADING_CHARS = 20  # a line this short without an end mark is a heading
+HEADING_WEIGHT = 0.5  # a sentence that names no subject ("目的是：缩短指令字长…" under the heading
+# "指令寻址方式") takes it from its heading: question words found only there count half
+PURPOSE_FACTOR = 1.5  # "有什么用 / 目的": a sentence saying what something is for (用于…, 为了…, 目的是…)
+OTHER_RECORD_FACTOR = 0.5  # the answer line of a past-paper question the student did not ask about
+LIST_CHARS = 320  # a question or announcement followed by a numbered list keeps the list, up to this
 _ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[)）]\s*[。.]?$")  # ends as a question or a blank
 _ASKED = re.compile(r"[?？]$")
 _GOES_ON = re.compile(r"^(?:即|也就是说|也即|换言之|换句话说)")
@@ -51,6 +57,15 @@ _ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意�
 _INTRO = re.compile(r"(?:以下|如下|下列|几点|几个方面)[^。]{0,6}[。：:]?$|[：:]$")
 _TABLE_ROW = re.compile(r"^[^；。\n]{1,30}；[^；。\n]{1,30}[：:]")  # 查找方式；m阶B树：折半查找。…；m阶B+树：…
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
+_ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|目的|用来干|干什么用|意义")
+_STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用是|可将|把.{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
+_LIST_AFTER = re.compile(r"[？?：:]\s*[(（]?1[)）.、．].*[(（]?2[)）.、．]", re.S)
+_OUTLINE_MARK = re.compile(r"[(（]?[一二三四五六七八九十]{1,2}[)）、.．]|[(（]?\d{1,2}[)）.、．](?!\d)")
+# an attribute stated of the heading's subject: "目的是：…", "其特点：…", "优点：…"
+_SUBJECTLESS = re.compile(r"^(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)*(?:其|它的?|该|这种?|此)?"
+                          r"(?:目的|作用|用途|特点|优点|缺点|原因|功能|意义|区别|定义|含义|思想|原理|过程|步骤|方法|条件)"
+                          r"(?:主要)?(?:是|为|有|在于|如下)?\s*[:：，,]?")
+_ITEM = re.compile(r"^\s*(?:[(（]?\d{1,2}[)）.、．]|[①-⑩])\s*\S")
 
 
 def question_terms(question: str, vocab=None) -> dict[str, float]:
@@ -137,8 +152,14 @@ def joined_sentences(text: str) -> list[str]:
         s = sents[i]
         heading = len(s) <= HEADING_CHARS and not re.search(r"[。！？；!?;]$", s)
         if (heading or _INTRO.search(s) or _ASKED.search(s)) and i + 1 < len(sents):
-            out.append(s + (" " if heading else "") + sents[i + 1])
-            i += 2
+            j = i + 1
+            joined = s + (" " if heading else "") + sents[j]
+            if not heading and _ITEM.match(sents[j]):  # "为什么…？1. …2. …": the whole list answers it
+                while j + 1 < len(sents) and _ITEM.match(sents[j + 1]) and len(joined) + len(sents[j + 1]) <= LIST_CHARS:
+                    j += 1
+                    joined += sents[j]
+            out.append(joined)
+            i = j + 1
             continue
         out.append(s)
         i += 1
@@ -167,8 +188,20 @@ def record_sentences(text: str) -> list[str]:
     return out + (split_sentences(analysis, semicolon=False) if analysis else [])
 
 
+def is_outline(sentence: str) -> bool:
+    """Only headings strung together ("(二)指令的寻址方式 1.有效地址的概念": a syllabus or a table of
+    contents): no end mark, no "字段：值", every numbered piece heading-short. It names topics, it
+    says nothing about them."""
+    if re.search(r"[。！？!?；;：:]", sentence):
+        return False
+    pieces = [p for p in _OUTLINE_MARK.split(sentence) if p.strip()]
+    return len(pieces) >= 2 and all(len(p.strip()) <= HEADING_CHARS for p in pieces)
+
+
 def penalty(sentence: str) -> float:
-    """Questions (exercise text) rarely answer anything."""
+    """Questions (exercise text) and outlines rarely answer anything."""
+    if is_outline(sentence):
+        return QUESTION_PENALTY
     parts = split_sentences(sentence) or [sentence]
     if _ASKING.search(parts[-1]):
         return QUESTION_PENALTY
@@ -178,34 +211,27 @@ def penalty(sentence: str) -> float:
 
 
 def trim(sentence: str) -> str:
-    """Cut an over-long sentence at the last clause mark before ``LONG_SENTENCE`` chars."""
-    if len(sentence) <= LONG_SENTENCE:
+    """Cut an over-long sentence at the last clause mark before ``LONG_SENTENCE`` chars (a joined
+    numbered list: ``LIST_CHARS``, so its last reason is not cut off)."""
+    limit = LIST_CHARS if _LIST_AFTER.search(sentence) else LONG_SENTENCE
+    if len(sentence) <= limit:
         return sentence
-    cut = max(sentence.rfind(p, 0, LONG_SENTENCE) for p in "，,、：:）)")
-    return sentence[: cut + 1 if cut > LONG_SENTENCE // 2 else LONG_SENTENCE] + "…"
+    cut = max(sentence.rfind(p, 0, limit) for p in "，,、：:）)")
+    return sentence[: cut + 1 if cut > limit // 2 else limit] + "…"
 
 
 def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_SENTENCES) -> list[KeySentence]:
-    """The key sentences, best first (see the module docstring for the scoring)."""
+    """The key sentences, best first (see the module docstring for the scoring): taken greedily by
+    the coverage each adds."""
     terms = question_terms(question, vocab)
-    defining = bool(_ASKS_DEFINITION.search(question))
-    pool = []  # (standalone score, sentence, hit)
-    for s, h in candidates(hits):
-        rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
-        if defining and is_definition(s, terms):
-            rank_w *= DEFINITION_FACTOR
-        if titled(h, question, terms):
-            rank_w *= TITLE_FACTOR
-        if novelty(s, question) < MIN_NOVELTY:
-            rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
-        pool.append((coverage(terms, s)[0] * rank_w, rank_w, s, h))
+    pool = scored_candidates(question, hits, terms)
     chosen: list[KeySentence] = []
     covered: set[str] = set()
     best = 0.0
     while pool and len(chosen) < max_sentences:
-        scored = [(coverage(terms, s, covered)[0] * w, i) for i, (_, w, s, _) in enumerate(pool)]
+        scored = [(in_context(terms, s, head, covered)[0] * w, i) for i, (_, w, s, _, head) in enumerate(pool)]
         gain, i = max(scored, key=lambda t: (t[0], -t[1]))
-        alone, _, s, h = pool.pop(i)
+        alone, _, s, h, _ = pool.pop(i)
         if not chosen and alone < MIN_SCORE:
             break
         if chosen and (gain < MIN_GAIN or alone < KEEP_RATIO * best):
@@ -219,6 +245,60 @@ def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_
         if _share(terms, covered) >= 0.95:
             break
     return chosen
+
+
+def scored_candidates(question: str, hits: list[Hit], terms: dict[str, float]) -> list[tuple]:
+    """(standalone score, weight, sentence, hit, its heading) for every candidate sentence: the
+    weight holds the rank discount and the factors of the module docstring."""
+    defining = bool(_ASKS_DEFINITION.search(question))
+    purpose = bool(_ASKS_PURPOSE.search(question))
+    pool = []
+    for s, h in candidates(hits):
+        rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
+        if defining and is_definition(s, terms):
+            rank_w *= DEFINITION_FACTOR
+        if purpose and _STATES_PURPOSE.search(s):
+            rank_w *= PURPOSE_FACTOR
+        if titled(h, question, terms):
+            rank_w *= TITLE_FACTOR
+        if h.kind == "question" and s.startswith("答案：") and not asks_about_record(question, h):
+            rank_w *= OTHER_RECORD_FACTOR  # its analysis may state general facts; its answer answers it alone
+        if novelty(s, question) < MIN_NOVELTY:
+            rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
+        head = heading(h)
+        pool.append((in_context(terms, s, head)[0] * rank_w, rank_w, s, h, head))
+    return pool
+
+
+def heading(h: Hit) -> str:
+    """The passage's innermost heading, as context for its sentences (none for a record: its
+    path names the paper, not the subject)."""
+    if not h.chapter_path or h.kind == "question":
+        return ""
+    return _HEAD_NOISE.sub("", normalise(h.chapter_path[-1]))
+
+
+def in_context(terms: dict[str, float], sentence: str, head: str,
+               covered: Optional[set[str]] = None) -> tuple[float, set[str]]:
+    """:func:`coverage` of the sentence, plus, for a sentence that names no subject of its own
+    (``_SUBJECTLESS``), ``HEADING_WEIGHT`` of what its heading adds. The terms returned are the
+    sentence's own: a heading word is not "said" by the sentence."""
+    own, found = coverage(terms, sentence, covered)
+    if not head or not _SUBJECTLESS.match(sentence):
+        return own, found
+    with_head, _ = coverage(terms, head + " " + sentence, covered)
+    return own + HEADING_WEIGHT * (with_head - own), found
+
+
+def asks_about_record(question: str, h: Hit) -> bool:
+    """Does the question ask about this past-paper question (its year and number, or at least a
+    paraphrase of its stem)? Otherwise the record's solution is about another question."""
+    ref = question_ref(question)
+    if ref and (h.year, h.number) == tuple(ref):
+        return True
+    stem, _, _ = parse_record(h.text)
+    q_in_stem, stem_in_q = stem_match(question, stem)
+    return q_in_stem >= WEAK_Q_IN_STEM and stem_in_q >= WEAK_STEM_IN_Q
 
 
 def _share(terms: dict[str, float], covered: set[str]) -> float:

@@ -80,3 +80,56 @@ def test_a_record_offers_its_answer_with_the_option_text_not_its_stem():
     record = "2009年 第1题（单项选择题）\n栈的特点是什么\nA. 先进先出\nB. 后进先出\n答案：B\n解析：栈是后进先出的线性表。"
     sents = record_sentences(record)
     assert sents == ["答案：B（后进先出）", "栈是后进先出的线性表。"]
+
+
+def test_a_numbered_list_after_a_question_is_kept_whole():
+    text = ("为什么客户端最后要等待一段时间才关闭？1. 保证最后一个确认报文段能够到达服务器，丢失时可以重传。"
+            "2. 让本次连接中迟到的旧报文段在网络中消失，不影响下一次连接。此后连接彻底释放。")
+    keys = select("为什么客户端最后要等待才关闭", [make_hit(1, text, path=("传输层", "连接释放"))])
+    assert "1. 保证最后一个确认报文段" in keys[0].text and "2. 让本次连接中迟到的旧报文段" in keys[0].text
+    assert "此后连接彻底释放" not in keys[0].text
+
+
+def test_a_purpose_question_prefers_the_sentence_that_says_what_it_is_for():
+    text = ("虚拟设备技术是一种以空间换时间的技术。虚拟设备技术需要磁盘上的输入井和输出井。"
+            "操作系统用虚拟设备技术把一台独占的打印机改造为多个用户可以共享的设备。")
+    keys = select("虚拟设备技术有什么用", [make_hit(1, text, path=("设备管理", "虚拟设备"))])
+    assert keys[0].text.startswith("操作系统用虚拟设备技术把一台独占的打印机改造为")
+
+
+# the index vocabulary (the query path matches the question's words against it; 目的 is one)
+ADDRESSING_VOCAB = {w: i for i, w in enumerate(["指令系统", "指令", "系统", "采用", "不同", "寻址方式", "寻址", "方式", "目的"])}
+
+
+def test_a_sentence_without_subject_takes_it_from_its_heading():
+    """"目的是：…" says nothing of what it is the purpose of: its heading does. Of two such
+    sentences, the one under the heading the question names leads, even from rank 2."""
+    hits = [make_hit(1, "目的是：减少访存次数、加快地址变换。", path=("存储管理", "快表")),
+            make_hit(2, "目的是：让地址码更短、可访问的范围更大、编程更灵活。", path=("指令系统", "多种寻址方式"))]
+    keys = select("指令系统采用不同寻址方式的目的是什么", hits, vocab=ADDRESSING_VOCAB)
+    assert keys[0].chunk_id == "c2"
+    # a sentence that names its own subject does not borrow the heading's words
+    hits = [make_hit(1, "目的是：减少访存次数、加快地址变换。", path=("存储管理", "快表")),
+            make_hit(2, "快表的目的是减少访存。", path=("指令系统", "多种寻址方式"))]
+    assert all(k.chunk_id != "c2" for k in select("指令系统采用不同寻址方式的目的是什么", hits, vocab=ADDRESSING_VOCAB))
+
+
+def test_the_answer_line_of_another_past_paper_question_is_not_the_core():
+    other = ("2019年 第43题（综合应用题）\n某计算机的指令系统有16条指令，采用单字长指令格式，寻址方式字段占3位。\n"
+             "答案：指令系统最多16条指令，寻址方式字段3位，故地址码占9位。")
+    notes = "多种寻址方式的目的：缩短指令长度、扩大寻址空间、提高编程灵活性。"
+    hits = [make_hit(1, other, kind="question", year=2019, number=43, path=("2019年", "第43题")),
+            make_hit(2, notes, path=("指令系统", "寻址方式"))]
+    keys = select("指令系统采用不同寻址方式的目的是什么", hits)
+    assert keys[0].text == notes
+    # asked about that very question, its answer line leads
+    keys = select("2019年第43题地址码占几位", hits)
+    assert keys[0].text.startswith("答案：")
+
+
+def test_an_outline_of_headings_says_nothing():
+    syllabus = "(二)指令的寻址方式 1.有效地址的概念 2.数据寻址和指令寻址"
+    notes = "采用不同寻址方式的目的是缩短指令长度。"
+    keys = select("采用不同寻址方式的目的", [make_hit(1, syllabus, path=("考试大纲", "指令系统")),
+                                      make_hit(2, notes, path=("指令系统", "寻址"))])
+    assert keys[0].text == notes
