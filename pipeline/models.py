@@ -304,7 +304,7 @@ class Answer(BaseModel):
     hits: list[Hit]
     note: Optional[str] = None  # why there is no generated answer, when there is none
     generation_failed: bool = False  # an answer was wanted but the LLM was unavailable or failed
-    kind: Optional[str] = None  # choice | calculation | concept | other
+    kind: Optional[str] = None  # choice | calculation | concept | reason | other
     key_sentences: list[KeySentence] = Field(default_factory=list)
     core_shown: bool = False  # the key sentences are shown as 原文要点 (they are about the question)
     claims: list[Claim] = Field(default_factory=list)

@@ -34,7 +34,7 @@ from typing import Callable, Literal, Optional
 from pydantic import BaseModel
 
 from pipeline.ask import claims as claimcheck
-from pipeline.ask import keysentences, prompts, records
+from pipeline.ask import keysentences, records
 from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt, question_kind
 from pipeline.ask.retrieve import Retrieval
 from pipeline.ask.sentences import CITATION, strip_citations

@@ -2,7 +2,8 @@
 
 The packaged 1.5B model follows one short, concrete instruction better than a list of rules, so each
 kind gets its own: a choice question states the option letter first, a calculation shows its steps,
-a concept gives the definition then the contrast. Material is passed only inside ``<资料>…</资料>``
+a concept gives the definition then the contrast, a "why" question lists every reason the material
+gives. Material is passed only inside ``<资料>…</资料>``
 (instructions inside documents are data); when the question resolved to a past-paper record, its
 full answer and analysis lead the material. The prompt is kept short: on 2 cores the model reads
 about 30 tokens/s (1.5 Chinese characters per token), so every 100 characters of material cost ~2 s
@@ -17,9 +18,9 @@ from typing import Literal, NamedTuple, Optional
 from pipeline.ask.records import parse_record
 from pipeline.models import Hit, KeySentence, RecordAnswer
 
-PROMPT_VERSION = "answer-v3"
+PROMPT_VERSION = "answer-v4"
 REFUSAL = "在现有资料中没有找到相关内容"
-Kind = Literal["choice", "calculation", "concept", "other"]
+Kind = Literal["choice", "calculation", "concept", "reason", "other"]
 PASSAGES = 3  # passages besides the key sentences' own that may fill the material
 MIN_BLOCK = 80  # chars; a smaller remainder of the budget is not worth a block
 RECORD_SHARE = 0.5  # of the material budget, at most, for a record's answer and analysis
@@ -37,6 +38,8 @@ GUIDES: dict[str, str] = {
     "choice": "这是选择题：第一句写出正确选项字母（如“选C”），再用一两句说明理由。",
     "calculation": "这是计算题：先写出所用公式或规则，再一步步代入资料中的数字，最后一句写出结果和单位。",
     "concept": "这是概念题：先用一句话给出资料中的定义或结论；资料中有相近概念时，再用一句话说明区别。",
+    # "为什么…": the 1.5B model stops after the first of the reasons the material lists
+    "reason": "这是原因题：资料中列出几条原因，就逐条写出几条，每条一句。",
     "other": "先用一句话直接回答，再补充一两句要点。",
 }
 
@@ -46,11 +49,11 @@ SYSTEM = f"""你是408考研复习助手，只能依据<资料>块中的内容�
 
 
 def question_kind(question: str, record: Optional[RecordAnswer] = None) -> Kind:
-    """choice | calculation | concept | other, from the question's wording (and the record's type)."""
+    """choice | calculation | concept | reason | other, from the question's wording (and the record's type)."""
     if _CHOICE.search(question) or (record is not None and record.qtype == "choice"):
         return "choice"
     if _REASON.search(question):
-        return "other"  # 为什么…: answer the reason directly, not with a definition
+        return "reason"  # 为什么…: the reasons themselves, not a definition
     if _CONCEPT.search(question) and not re.search(r"\d", question):
         return "concept"
     if _CALC.search(question):

@@ -171,12 +171,15 @@ def test_llm_failure_propagates_with_the_partial_answer():
     ("流量控制和拥塞控制有啥不一样", "concept"),
     ("SPOOLing技术有什么用", "concept"),
     ("邮件的发送和读取分别用什么协议", "other"),
+    ("为什么虚拟存储器能比实际内存大", "reason"),
+    ("页面抖动的原因是什么", "reason"),
 ])
 def test_question_kind(question, kind):
     assert question_kind(question) == kind
 
 
-@pytest.mark.parametrize("kind,words", [("choice", "选项字母"), ("calculation", "一步步"), ("concept", "定义")])
+@pytest.mark.parametrize("kind,words", [("choice", "选项字母"), ("calculation", "一步步"), ("concept", "定义"),
+                                        ("reason", "逐条")])
 def test_prompt_per_kind(kind, words):
     prompt = build_prompt("问题", [_hit(1, "甲"), _hit(2, "乙")], [], None, kind)
     assert words in prompt.user and "[1] 甲" in prompt.user and "[2] 乙" in prompt.user
