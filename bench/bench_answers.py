@@ -5,7 +5,8 @@
     python bench/bench_answers.py --rejudge bench/results/answers_before.jsonl   # judge saved answers again
 
 ``before`` is the original answer path (``git show 03f8208:pipeline/ask/answer.py``: one LLM call over
-the top 3 passages, min_coverage 0.5, min_bm25 9.0, max_tokens 400); ``after`` is ``pipeline.ask.answer``.
+the top 3 passages, min_coverage 0.5, min_bm25 9.0, max_tokens 400); ``after`` is the query service's
+``ask`` (``pipeline.ask.service``: what the CLI, ``eval --answers`` and ``serve`` run).
 Both use the same retrieval (top 5) and the same LLM (``--llm local``: the packaged model; ``fake``: a
 canned reply, to try the script). ``--out`` keeps whole rows (for reading); ``--results`` writes them
 without long quotes of the corpus (its licences keep it out of the project): see ``redact``.
@@ -73,13 +74,11 @@ def main() -> None:
         rejudge(args.rejudge, args.qa, args.data, args.results)
         return
     from pipeline.ask import records
-    from pipeline.ask.retrieve import Retriever
-    from pipeline.settings import load_settings
+    from pipeline.ask.service import QueryService
     from pipeline.models import Answer
+    from pipeline.settings import load_settings
 
     settings = load_settings(data_dir=args.data)
-    retriever = Retriever(args.data, settings)
-    vocab = retriever.bm25.vocab
     questions = list(read_questions(args.qa))
     if args.ids:
         keep = set(args.ids.split(","))
@@ -88,6 +87,9 @@ def main() -> None:
     t_load = time.perf_counter()
     llm = make_llm(args.llm)
     load_s = time.perf_counter() - t_load
+    # the query service the CLI, eval --answers and serve use; the LLM is the one built here
+    service = QueryService(settings, llm=llm)
+    retriever = service.retriever()
     if args.path == "before":
         old = before_module()
 
@@ -95,13 +97,8 @@ def main() -> None:
             r = retriever.search(question, top_k=5)
             return old.answer(question, r, llm, min_coverage=0.5, min_bm25=9.0, max_tokens=400)
     else:
-        from pipeline.ask.answer import AnswerConfig, answer
-
-        cfg = AnswerConfig(min_coverage=settings.refuse_min_coverage, min_bm25=settings.refuse_min_bm25)
-
         def ask(question: str) -> Answer:
-            r = retriever.search(question, top_k=5)
-            return answer(question, r, llm, cfg=cfg, vocab=vocab, on_token=lambda _t: None)
+            return service.ask(question, top_k=5, use_llm=llm is not None, on_token=lambda _t: None)
 
     rows = []
     out = open(args.out, "w", encoding="utf-8") if args.out else None
@@ -195,11 +192,11 @@ def print_table(summary: dict) -> None:
 def rejudge(path: Path, qa: Path, data: Path, results: Path | None = None) -> None:
     """Judge saved answers again and re-check their shown text with the current rules (same
     retrieval, no LLM), e.g. after the judge or the claim rules changed."""
-    from pipeline.ask.retrieve import Retriever
+    from pipeline.ask.service import QueryService
     from pipeline.models import Answer, RecordAnswer
     from pipeline.settings import load_settings
 
-    retriever = Retriever(data, load_settings(data_dir=data))
+    retriever = QueryService(load_settings(data_dir=data)).retriever()
     refs = {q["id"]: q for q in read_questions(qa)}
     rows = []
     for line in open(path, encoding="utf-8"):
