@@ -17,7 +17,6 @@ Writes bench/results/cold_cuts.json.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import time

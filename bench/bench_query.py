@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
@@ -48,7 +47,6 @@ def dev_questions() -> list[dict]:
 
 # --------------------------------------------------------------------------- warm (subprocess worker)
 def warm_worker(data_dir: Path, out: Path, repeat: int, rank_bm25: bool, synthetic: bool) -> None:
-    import numpy as np
 
     from pipeline.ask.retrieve import ChapterNotFound, Retriever
     from pipeline.text.tokenize import tokenize

@@ -97,7 +97,6 @@ def build_scaled(src_dir: Path, out_dir: Path, n_chunks: int, *, tokens: str = "
     from pipeline.index.catalog import publish, write_catalog
     from pipeline.index.stage import _meta, collection_name
     from pipeline.index.vector import VectorStore
-    from pipeline.models import Chunk
     from pipeline.settings import load_settings
 
     out_dir = Path(out_dir)

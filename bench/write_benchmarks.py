@@ -191,7 +191,7 @@ def block_cuts() -> str:
     if not r:
         return "_no results yet: run `python bench/bench_cold_cuts.py`_"
     return "\n".join([
-        t(["cold step, fresh process", f"median s"], [[k, v] for k, v in r["cold_median_s"].items()]), "",
+        t(["cold step, fresh process", "median s"], [[k, v] for k, v in r["cold_median_s"].items()]), "",
         t(["warm exact vector search (numpy, 1 BLAS thread)", "p50 ms"], [[k, v] for k, v in r["warm_exact_p50_ms"].items()])])
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from pathlib import Path
 from typing import Optional
 
 from pipeline.index.bm25 import Bm25Index

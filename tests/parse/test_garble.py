@@ -1,7 +1,6 @@
 """One test per page kind, on small PDFs made here."""
 
 import pymupdf as fitz
-import numpy as np
 import pytest
 
 from pipeline.parse.garble import GarbleThresholds, classify_page, repeated_lines, strip_lines
