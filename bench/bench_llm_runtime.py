@@ -76,15 +76,23 @@ def _paragraphs(size: int = 300) -> list[_Passage]:
     return out
 
 
-def prompts() -> list[tuple[str, str, str]]:
-    """(question, system, user) for each question: the 3 passages with most keyword hits."""
-    from pipeline.ask.answer import SYSTEM, build_prompt
+def prompts(max_chars: int) -> list[tuple[str, str, str]]:
+    """(question, system, user) for each question, built as ``ask`` builds them (key sentences, the
+    prompt for the question's kind, ``max_chars`` of material) over the 3 passages with most keyword hits."""
+    from pipeline.ask import keysentences
+    from pipeline.ask.prompts import build_prompt, question_kind
+    from pipeline.models import Hit
 
     paras = _paragraphs()
     out = []
-    for question, keys in QUESTIONS:
-        ranked = sorted(paras, key=lambda p: -sum(p.text.count(k) for k in keys))
-        out.append((question, SYSTEM, build_prompt(question, ranked[:3], max_chars=1200)))
+    for question, words in QUESTIONS:
+        ranked = sorted(paras, key=lambda p: -sum(p.text.count(k) for k in words))[:3]
+        hits = [Hit(rank=i, chunk_id=f"p{i}", doc_id="sample", source="data/raw", chapter_path=[p.citation],
+                    chunk_position=i, pages=[], score=1.0 / i, text=p.text, citation=p.citation)
+                for i, p in enumerate(ranked, start=1)]
+        keys = keysentences.select(question, hits)
+        prompt = build_prompt(question, hits, keys, None, question_kind(question), max_chars)
+        out.append((question, prompt.system, prompt.user))
     return out
 
 
@@ -278,6 +286,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=1, help="passes over the 5 prompts per runtime")
     ap.add_argument("--max-tokens", type=int, default=150)
+    ap.add_argument("--max-chars", type=int, default=None,
+                    help="material characters per prompt (default: what ask uses, AskSettings.max_context_chars)")
     ap.add_argument("--pairs", type=int, default=2, help="prompt pairs for 1 vs 2 concurrent (0: skip)")
     ap.add_argument("--omp-wait-policy", default="PASSIVE", help="OMP_WAIT_POLICY for both workers ('' = unset)")
     ap.add_argument("--only", choices=RUNTIMES, help="measure one runtime")
@@ -298,7 +308,10 @@ def main() -> None:
     names = [args.only] if args.only else [n for n in RUNTIMES if n != "llama-cpp-python" or _have_llama_cpp()]
     if "llama-cpp-python" not in names and not args.only:
         print("llama-cpp-python is not installed (requirements/bench-llama.txt): measuring xllamacpp only")
-    cases = prompts()
+    from pipeline.settings import AskSettings
+
+    max_chars = args.max_chars or AskSettings().max_context_chars
+    cases = prompts(max_chars)
     info = c.machine()
     print(f"load average at start {info['loadavg_at_start']} on {info['nproc']} cores")
     workers = {}
@@ -340,7 +353,7 @@ def main() -> None:
                             f"same text as one at a time: {conc['same_text_as_sequential']}"))
     c.save(args.name, {"machine": info, "versions": versions, "threads": args.threads, "xllamacpp_batch": batch,
                            "omp_wait_policy": args.omp_wait_policy or None, "max_tokens": args.max_tokens,
-                           "rounds": args.rounds, "summary": summary, "concurrency": conc,
+                           "rounds": args.rounds, "max_chars": max_chars, "summary": summary, "concurrency": conc,
                            "prompts": [{"question": q, "user_chars": len(u)} for q, _, u in cases],
                            "runs": runs})
 
