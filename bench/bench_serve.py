@@ -5,7 +5,8 @@
    client always waiting, the hardest case), then with ``--think`` (0.5 s) between a client's
    requests; p50/p95/p99 latency, throughput, errors, and the server's CPU time per request (the
    figure that does not depend on how busy the machine is).
-2. ask: ``--ask-clients`` (10) students press "ask" at the same moment. The LLM is an OpenAI-compatible
+2. ask: ``--ask-clients`` (10) students press "ask" at the same moment, with questions that need a
+   generation (not past-paper lookups, which are answered from their record without queueing). The LLM is an OpenAI-compatible
    fake endpoint on 127.0.0.1 that streams a cited answer in ~1 s (``--token-delay`` per piece), so
    the numbers are the server's queueing, not a model's speed. With one slot and ``serve_queue_size``
    8: one generates, eight wait (their position is streamed), one gets 503 + Retry-After. Reports
@@ -38,11 +39,13 @@ FALLBACK_QUESTIONS = ["B树和B+树的区别是什么", "折半查找的时间�
                       "Cache的映射方式", "IP地址的分类", "中断处理的过程", "哈夫曼树的构造"]
 
 
-def questions(path: Path) -> list[str]:
+def questions(path: Path, generated: bool = False) -> list[str]:
+    """The QA file's questions; ``generated``: only those that are not past-paper lookups (a record's
+    answer needs no generation and skips the queue, so it would not exercise it)."""
     if path.exists():
         from pipeline.ask.evaluate import read_questions
 
-        return [q["question"] for q in read_questions(path)]
+        return [q["question"] for q in read_questions(path) if not (generated and q.get("kind") == "exam_question")]
     print(f"({path} not found: using {len(FALLBACK_QUESTIONS)} built-in questions)")
     return FALLBACK_QUESTIONS
 
@@ -182,7 +185,8 @@ def main() -> None:
         raise SystemExit("bounded load only: --clients 1-200, --seconds ≤ 120, --ask-clients 1-50")
     C.setup()
     data_dir = args.data_dir.resolve()
-    qs = questions(args.questions or (C.DEV if C.DEV.exists() else Path("/work/shared/eval/dev.jsonl")))
+    qa = args.questions or (C.DEV if C.DEV.exists() else Path("/work/shared/eval/dev.jsonl"))
+    qs, ask_qs = questions(qa), questions(qa, generated=True)
     sys.path.insert(0, str(C.ROOT / "tests" / "serve"))
     from serve_helpers import FakeEndpoint
 
@@ -200,7 +204,7 @@ def main() -> None:
                             r["p99_ms"], r["max_ms"], sum(r["errors"].values()), r["server_cpu_ms_per_request"]]
                            for r in runs],
                           "GET /api/search (think 0: closed loop, every client always has a request out)"))
-            ask = asyncio.run(ask_burst(url, qs, args.ask_clients))
+            ask = asyncio.run(ask_burst(url, ask_qs, args.ask_clients))
             rows = ask["rows"]
             print(C.table(["client", "HTTP", "queue positions", "first token s", "answer s", "error"],
                           [[r["client"], r["status"], ",".join(map(str, r["positions"])) or "-",

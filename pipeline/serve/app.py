@@ -6,7 +6,8 @@ data of its own, like Datasette's JSON twins.
 
 Concurrency: searches, lists and page images run in worker threads (at most ``SEARCH_THREADS`` at
 once, each bounded by ``serve_request_timeout``); every generation goes through one
-:class:`~pipeline.serve.queue.GenerationQueue` sized from the LLM's ``slots``. An answer streams as
+:class:`~pipeline.serve.queue.GenerationQueue` sized from the LLM's ``slots`` (a question answered
+from its past-paper record, or refused, needs no generation and skips the queue). An answer streams as
 server-sent events: ``queued`` (position in line) while waiting, ``token`` pieces, then one
 ``answer`` holding the full ``ask --json`` object, or one ``error``. A client that goes away (tab
 closed) or a request past ``serve_ask_timeout`` stops its generation: the token callback raises and
@@ -46,6 +47,7 @@ SEARCH_THREADS = 8  # searches and page images running at once (the rest wait fo
 PAGE_CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
             "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 Mode = Literal["bm25", "hybrid", "vector"]
+NO_GENERATION = ("record", "refusal")  # answer sources that never call the LLM
 
 
 class AskRequest(BaseModel):
@@ -263,12 +265,21 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
                     raise ApiError(422, "bad_session", str(exc)) from None
 
         await in_thread(check)
+        kwargs: dict[str, Any] = {"chapter": body.chapter, "top_k": body.top_k, "mode": body.mode}
+        if body.session is None:
+            # a past-paper record or a refusal needs no generation: answered at once, never queued
+            # behind other students' generations (a few ms of retrieval, repeated by the answer)
+            quick = await in_thread(lambda: service.search(body.question, **kwargs))
+            if quick.source in NO_GENERATION:
+                if body.extras:
+                    kwargs["extras"] = True
+                return StreamingResponse(_direct_events(body.question, kwargs), media_type="text/event-stream",
+                                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         try:
             ticket = queue.admit()
         except QueueFull as exc:
             raise ApiError(503, "busy", f"the answer queue is full: {exc}; try again shortly",
                            {"Retry-After": str(cfg.retry_after)}) from None
-        kwargs: dict[str, Any] = {"chapter": body.chapter, "top_k": body.top_k, "mode": body.mode}
         if body.session is not None:
             kwargs["session"] = body.session
         if body.extras:
@@ -276,6 +287,22 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
         job = _Job(ticket, queue)
         return _Stream(_answer_events(body.question, kwargs, job), job.close, media_type="text/event-stream",
                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    async def _direct_events(question: str, kwargs: dict):
+        """The events of an answer that calls no LLM: its pieces, then the answer (the same events,
+        in the same shapes, as a generated one)."""
+        pieces: list[str] = []
+        try:
+            result = await in_thread(lambda: service.ask(question, on_token=pieces.append, **kwargs))
+        except ApiError as exc:
+            yield sse("error", {"error": exc.error, "detail": exc.detail})
+            return
+        except Exception as exc:  # noqa: BLE001 - reported to the client as an error event, as a generation's
+            yield sse("error", {"error": "internal", "detail": one_line(exc)})
+            return
+        for piece in pieces:
+            yield sse("token", {"text": piece})
+        yield sse("answer", answer_json(result))
 
     async def _answer_events(question: str, kwargs: dict, job: _Job):
         loop = asyncio.get_running_loop()

@@ -204,6 +204,27 @@ def test_beyond_the_queue_is_503_with_retry_after_and_the_line_moves_on(sample_d
     assert llm.finished == 2 and llm.stopped == []
 
 
+def test_a_past_paper_question_or_a_refusal_is_answered_while_every_slot_is_busy(sample_data, cli):
+    """Neither calls the LLM, so neither waits in line (nor counts against the queue): the record's
+    answer and the refusal come at once, as the same events and the same `ask --json` as ever."""
+    llm = GatedLlm(slots=1)
+    app, _ = make_app(sample_data, llm=llm, serve_queue_size=1)
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url) as a, httpx.Client(base_url=srv.url) as c:
+        with _stream(a, "B树和B+树的区别") as ra:
+            lines_a = ra.iter_lines()
+            assert _next_event(lines_a, {"token"})[0] == "token"  # a holds the only slot
+            record = events_of(c.post("/api/ask", json={"question": "2024年第41题"}, timeout=20))
+            assert [k for k, _ in record] == ["token", "answer"] and record[-1][1]["source"] == "record"
+            refused = events_of(c.post("/api/ask", json={"question": "2022年世界杯冠军是哪个国家"}, timeout=20))
+            assert refused[-1][1]["source"] == "refusal" and refused[-1][1]["refused"] is True
+            assert c.get("/api/health").json()["queue"] == {"slots": 1, "running": 1, "waiting": 0, "queue_size": 1}
+            llm.gate.set()
+            assert _next_event(lines_a, {"answer"})[1]["source"] == "llm"
+    assert llm.calls == 1
+    out = cli("ask", "--json", "2024年第41题", data_dir=sample_data, env={"EXAMRAG_LLM_BACKEND": "none"})
+    assert record[-1][1]["answer"] == json.loads(out.stdout)["answer"]
+
+
 def test_a_closed_tab_cancels_its_generation_and_frees_the_slot(sample_data):
     llm = GatedLlm(slots=1)
     app, _ = make_app(sample_data, llm=llm, serve_queue_size=2)
