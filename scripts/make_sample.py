@@ -8,6 +8,7 @@ as success. With the pinned pymupdf and numpy the output is byte-identical to th
 Produces (all text is original study material written for this project):
   数据结构复习讲义.pdf                    text PDF: headings, header/footer, ruled table, TOC
   2024年计算机专业基础综合模拟卷_扫描版.pdf  image-only "scanned" exam paper (no text layer)
+  2024年计算机专业基础综合模拟卷_参考答案.pdf  text PDF: its answer key and explanations
   操作系统笔记.md                          markdown with headings, table, LaTeX, C code block
   计算机网络笔记.txt                       plain text encoded in GBK
 """
@@ -348,6 +349,58 @@ def make_scan(path):
     finish(doc, path)
 
 
+# ---------------------------------------------------------------- answer booklet of the mock paper
+BOOKLET_TITLE = "2024年计算机专业基础综合模拟卷 参考答案及解析"
+BOOKLET = [  # (number, answer, explanation): our own solutions to CHOICES and ESSAYS above
+    (1, "B", "折半查找的判定树高度为⌈log2(n+1)⌉，n=15时为4，所以查找成功时最多比较4次。"),
+    (2, "C", "快速排序、堆排序和希尔排序都不稳定；二路归并排序的时间复杂度为O(nlog2 n)，并且是稳定的。"),
+    (3, "A", "n个顶点的无向连通图至少要有n-1条边，边数最少时它是一棵生成树。"),
+    (4, "B", "m阶B树中除根以外的非叶结点至少有⌈m/2⌉棵子树，即至少⌈m/2⌉-1个关键字；m=5时为2个。"),
+    (5, "B", "每个进程最多需要2个资源，先给每个进程各分配1个，再多1个资源就能保证某个进程运行完并释放资源，最少为3×(2-1)+1=4个。"),
+    (6, "C", "发生超时时，ssthresh被设置为当时拥塞窗口值的一半，拥塞窗口重新置为1个最大报文段，然后执行慢开始算法。"),
+]
+BOOKLET_ESSAYS = [
+    (41, ["（1）判定树的根是第6个关键字37，左子树的根是18，右子树的根是62。查找62时先与37比较，62大于37，"
+          "转向右半部分，再与62比较，相等，查找成功，共比较2次。",
+          "（2）判定树第1层有1个结点，第2层2个，第3层4个，第4层4个。查找成功的平均查找长度为"
+          "(1×1+2×2+3×4+4×4)/11=33/11=3。失败结点共12个，其中4个在第3层结点之下、8个在第4层结点之下，"
+          "查找失败的平均查找长度为(4×3+8×4)/12=44/12≈3.67。",
+          "（3）折半查找的时间复杂度为O(log2 n)。它要求线性表采用顺序存储结构，并且元素按关键字有序排列。"]),
+    (42, ["（1）FIFO：依次装入1、2、3后，访问4、1、2、5时都要置换最早装入的页，之后访问1、2命中，"
+          "再访问3、4时又缺页，访问5命中，共发生9次缺页。",
+          "（2）LRU：前7次访问1、2、3、4、1、2、5都缺页，访问1、2命中，之后访问3、4、5又都缺页，共发生10次缺页。",
+          "（3）页框增加到4个后，FIFO的缺页次数从9次增加到10次，分配的页框增多缺页反而增加，这种现象称为Belady异常。"]),
+]
+
+
+def make_booklet(path):
+    """A text PDF: the answer key and explanations of the mock paper (merged with its questions)."""
+    doc = fitz.open()
+    page, y = new_page(doc), 70.0
+
+    def line(text, size=BODY, indent=0.0, gap=0.0):
+        nonlocal page, y
+        y += gap
+        for i, part in enumerate(wrap(text, size, R - L - indent)):
+            if y + LEAD > BOTTOM:
+                page, y = new_page(doc), TOP
+            y += LEAD
+            draw(page, L + (indent if i == 0 else 0), y, part, size)
+
+    draw(page, (W - width(BOOKLET_TITLE, 15)) / 2, y, BOOKLET_TITLE, 15)
+    y += 16
+    line("一、单项选择题", 12.5, gap=10)
+    for n, key, why in BOOKLET:
+        line(f"{n}.【参考答案】{key}", gap=6)
+        line(f"【解析】{why}")
+    line("二、综合应用题", 12.5, gap=14)
+    for n, parts in BOOKLET_ESSAYS:
+        line(f"{n}.【答案解析】", gap=6)
+        for part in parts:
+            line(part, indent=0)
+    finish(doc, path)
+
+
 # ---------------------------------------------------------------- markdown note
 OS_MD = r"""# 操作系统笔记
 
@@ -459,9 +512,11 @@ def main():
     ap.add_argument("--out", type=Path, default=SAMPLE_DIR, help="output folder (default: data/raw/)")
     out = ap.parse_args().out
     out.mkdir(parents=True, exist_ok=True)
-    names = {"数据结构复习讲义.pdf", "2024年计算机专业基础综合模拟卷_扫描版.pdf", "操作系统笔记.md", "计算机网络笔记.txt"}
+    names = {"数据结构复习讲义.pdf", "2024年计算机专业基础综合模拟卷_扫描版.pdf", "2024年计算机专业基础综合模拟卷_参考答案.pdf",
+             "操作系统笔记.md", "计算机网络笔记.txt"}
     make_book(out / "数据结构复习讲义.pdf")
     make_scan(out / "2024年计算机专业基础综合模拟卷_扫描版.pdf")
+    make_booklet(out / "2024年计算机专业基础综合模拟卷_参考答案.pdf")
     (out / "操作系统笔记.md").write_text(OS_MD, encoding="utf-8")
     (out / "计算机网络笔记.txt").write_bytes(NET_TXT.encode("gbk"))
     for name in sorted(names):

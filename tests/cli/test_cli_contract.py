@@ -23,7 +23,8 @@ def test_ingest_reports_every_sample_file(cli, sample_data):
     status = json.loads(r.stdout)
     sources = sorted(s for d in status["documents"] for s in d["sources"])
     assert [s.split("/")[-1] for s in sources] == sorted([
-        "2024年计算机专业基础综合模拟卷_扫描版.pdf", "数据结构复习讲义.pdf", "操作系统笔记.md", "计算机网络笔记.txt"])
+        "2024年计算机专业基础综合模拟卷_扫描版.pdf", "2024年计算机专业基础综合模拟卷_参考答案.pdf", "数据结构复习讲义.pdf",
+        "操作系统笔记.md", "计算机网络笔记.txt"])
     for d in status["documents"]:
         assert d["stages"] == {"parse": "success", "clean": "success", "enrich": "success", "index": "success"}
     c = status["counts"]
@@ -64,10 +65,17 @@ def test_scanned_paper_questions_are_findable(cli, sample_data):
     q = found[0]
     assert (q["year"], q["number"]) == (2024, 4) and "5阶B树" in q["text"]
     assert q["source"].endswith("模拟卷_扫描版.pdf") and q["pages"] == [1]
+    # merged with the answer booklet: the stem cites the scanned paper, the solution the booklet
+    parts = {p["role"]: p for p in q["parts"]}
+    assert parts["stem"]["source"].endswith("模拟卷_扫描版.pdf") and parts["stem"]["doc_id"] == q["doc_id"]
+    assert parts["solution"]["source"].endswith("模拟卷_参考答案.pdf") and parts["solution"]["pages"] == [1]
+    assert "答案：B" in q["text"]
     # the OCR'd stem line and option row, in PDF points on page 1 (the stem is printed ~350 pt down)
-    stem, options = q["boxes"]
-    assert {b["doc_id"] for b in q["boxes"]} == {q["doc_id"]} and {b["page"] for b in q["boxes"]} == {1}
+    stem, options = [b for b in q["boxes"] if b["doc_id"] == q["doc_id"]]
+    assert {b["page"] for b in q["boxes"]} == {1}
     assert 320 < stem["y0"] < stem["y1"] <= options["y0"] + 3 < 400 and stem["x0"] < options["x0"]
+    # the solution's lines in the booklet (its text layer)
+    assert [b for b in q["boxes"] if b["doc_id"] == parts["solution"]["doc_id"]]
 
 
 def test_exact_question_lookup(cli, sample_data):
