@@ -70,11 +70,12 @@ def test_pattern_lines(make_work, lines_of):
         Block(text="栈是线性表。\n淘宝店铺：【考研党之家】全套资料\n王道论坛 www.cskaoyan.com", page=3),
         Block(text="第3页的例题说明了这一点。", page=3),
         Block(text="绝密★启用前", page=1, band="top"),
+        Block(text="第1页(共2页)\n第 2 页（共 2 页）", page=3),  # an OCR'd paper's footers
     ]
     work = make_work(blocks, pages=3)
     pattern_lines(work)
     assert lines_of(work) == ["17", "栈是线性表。", "第3页的例题说明了这一点。"]
-    assert work.removed["pattern_lines"] == 6
+    assert work.removed["pattern_lines"] == 8
 
 
 def test_pattern_lines_leave_code_alone(make_work, lines_of):
