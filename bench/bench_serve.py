@@ -163,6 +163,14 @@ async def ask_burst(url: str, qs: list[str], clients: int) -> dict:
         return out
 
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=300)) as session:
+        generated = []  # questions whose answer needs a generation (a record or a refusal skips the queue)
+        for q in qs:
+            async with session.get(url + "/api/search", params={"q": q}) as r:
+                if (await r.json()).get("source") not in ("record", "refusal"):
+                    generated.append(q)
+            if len(generated) == clients:
+                break
+        qs = generated or qs
         rows = await asyncio.gather(*(student(i, session) for i in range(clients)))
         async with session.get(url + "/api/health") as r:
             health = await r.json()

@@ -18,6 +18,7 @@ one is taken when the best covers nearly everything, more while each adds at lea
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
 
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
@@ -224,34 +225,58 @@ def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_
     """The key sentences, best first (see the module docstring for the scoring): taken greedily by
     the coverage each adds."""
     terms = question_terms(question, vocab)
+    total = sum(terms.values())
     pool = scored_candidates(question, hits, terms)
     chosen: list[KeySentence] = []
     covered: set[str] = set()
     best = 0.0
     while pool and len(chosen) < max_sentences:
-        scored = [(in_context(terms, s, head, covered)[0] * w, i) for i, (_, w, s, _, head) in enumerate(pool)]
+        scored = [(c.gain(terms, total, covered), i) for i, c in enumerate(pool)]
         gain, i = max(scored, key=lambda t: (t[0], -t[1]))
-        alone, _, s, h, _ = pool.pop(i)
-        if not chosen and alone < MIN_SCORE:
+        c = pool.pop(i)
+        if not chosen and c.score < MIN_SCORE:
             break
-        if chosen and (gain < MIN_GAIN or alone < KEEP_RATIO * best):
+        if chosen and (gain < MIN_GAIN or c.score < KEEP_RATIO * best):
             break
-        best = best or alone
-        key = content(s)
-        if any(key in content(c.text) or content(c.text) in key for c in chosen):
+        best = best or c.score
+        key = content(c.text)
+        if any(key in content(k.text) or content(k.text) in key for k in chosen):
             continue
-        covered |= coverage(terms, s)[1]
-        chosen.append(KeySentence(text=s, chunk_id=h.chunk_id, citation=h.citation, score=round(alone, 3)))
+        covered |= c.own
+        chosen.append(KeySentence(text=c.text, chunk_id=c.hit.chunk_id, citation=c.hit.citation, score=round(c.score, 3)))
         if _share(terms, covered) >= 0.95:
             break
     return chosen
 
 
-def scored_candidates(question: str, hits: list[Hit], terms: dict[str, float]) -> list[tuple]:
-    """(standalone score, weight, sentence, hit, its heading) for every candidate sentence: the
-    weight holds the rank discount and the factors of the module docstring."""
+@dataclass
+class Candidate:
+    """A candidate sentence: its weight (rank discount and the factors of the module docstring),
+    the question terms it says itself (``own``) and those its heading adds (``context``, only for a
+    sentence that names no subject: ``_SUBJECTLESS``). Computed once; each greedy pick is set
+    arithmetic on them."""
+
+    text: str
+    hit: Hit
+    weight: float
+    own: frozenset
+    context: frozenset
+    score: float = 0.0  # standalone: gain with nothing covered yet
+
+    def gain(self, terms: dict[str, float], total: float, covered: set[str]) -> float:
+        """(new own coverage + ``HEADING_WEIGHT`` × new heading coverage) × weight."""
+        if not total:
+            return 0.0
+        own = sum(terms[t] for t in self.own if t not in covered)
+        ctx = sum(terms[t] for t in self.context if t not in covered)
+        return (own + HEADING_WEIGHT * ctx) / total * self.weight
+
+
+def scored_candidates(question: str, hits: list[Hit], terms: dict[str, float]) -> list[Candidate]:
+    """Every candidate sentence of the top hits, weighted and with its terms (:class:`Candidate`)."""
     defining = bool(_ASKS_DEFINITION.search(question))
     purpose = bool(_ASKS_PURPOSE.search(question))
+    total = sum(terms.values())
     pool = []
     for s, h in candidates(hits):
         rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
@@ -265,8 +290,14 @@ def scored_candidates(question: str, hits: list[Hit], terms: dict[str, float]) -
             rank_w *= OTHER_RECORD_FACTOR  # its analysis may state general facts; its answer answers it alone
         if novelty(s, question) < MIN_NOVELTY:
             rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
+        own = frozenset(coverage(terms, s)[1])
         head = heading(h)
-        pool.append((in_context(terms, s, head)[0] * rank_w, rank_w, s, h, head))
+        context = frozenset()
+        if head and _SUBJECTLESS.match(s):
+            context = frozenset(coverage(terms, head + " " + s)[1]) - own
+        c = Candidate(text=s, hit=h, weight=rank_w, own=own, context=context)
+        c.score = c.gain(terms, total, set())
+        pool.append(c)
     return pool
 
 
@@ -276,18 +307,6 @@ def heading(h: Hit) -> str:
     if not h.chapter_path or h.kind == "question":
         return ""
     return _HEAD_NOISE.sub("", normalise(h.chapter_path[-1]))
-
-
-def in_context(terms: dict[str, float], sentence: str, head: str,
-               covered: Optional[set[str]] = None) -> tuple[float, set[str]]:
-    """:func:`coverage` of the sentence, plus, for a sentence that names no subject of its own
-    (``_SUBJECTLESS``), ``HEADING_WEIGHT`` of what its heading adds. The terms returned are the
-    sentence's own: a heading word is not "said" by the sentence."""
-    own, found = coverage(terms, sentence, covered)
-    if not head or not _SUBJECTLESS.match(sentence):
-        return own, found
-    with_head, _ = coverage(terms, head + " " + sentence, covered)
-    return own + HEADING_WEIGHT * (with_head - own), found
 
 
 def asks_about_record(question: str, h: Hit) -> bool:
