@@ -107,6 +107,11 @@ class LocalGguf(Llm):
             raise LlmError(f"local LLM: cannot load {path.name}: llama.cpp rejected it (corrupt, "
                            f"truncated, an unsupported architecture, or not enough memory; "
                            f"{one_line(e, 100)})") from None
+        # Wait for the engine's loop to run (a metrics request is answered by it): a Server dropped
+        # before its loop started hangs forever in its destructor, joining a thread that never ends
+        # (seen: `ask` of a past-paper question, answered from its record in milliseconds without the
+        # model, never exited).
+        self._server.handle_metrics()
         self.load_s = time.perf_counter() - t0
         _close_at_exit(self)
 

@@ -195,3 +195,27 @@ def test_ctrl_c_during_a_prompt_exits_cleanly():
     r = subprocess.run([sys.executable, "-c", _CTRL_C], cwd=root, env=env, capture_output=True, text=True,
                        timeout=300)
     assert (r.returncode, r.stdout.strip()) == (130, "interrupted"), (r.returncode, r.stdout, r.stderr[-500:])
+
+
+def test_an_engine_dropped_right_after_loading_lets_the_process_exit(tmp_path):
+    """A Server deleted before its loop ran hung forever in its destructor: `ask` of a past-paper
+    question (answered from the record, the model loaded but never asked) never exited."""
+    import subprocess
+    import sys
+
+    _require_runtime()
+    script = ("import gc, sys\nfrom pipeline.llm import DEFAULT_PACKAGED, make_llm\n"
+              "from pipeline.llm.packaged import default_models_dir\n"
+              "llm = make_llm('local', packaged=DEFAULT_PACKAGED, models_dir=default_models_dir(), threads=2)\n"
+              "del llm\ngc.collect()\nprint('exited')\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for _ in range(3):  # it was a race: each run had to lose it
+        r = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and r.stdout.strip() == "exited", r.stderr[-500:]
+
+
+def test_a_past_paper_question_with_the_local_model_answers_from_the_record_and_exits(cli, sample_data):
+    _require_runtime()
+    r = cli("ask", "2024年第2题", data_dir=sample_data, env={"EXAMRAG_LLM_BACKEND": "local"}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("【2024年第2题】") and "答案：C" in r.stdout and "模拟卷_参考答案" in r.stdout
