@@ -5,6 +5,8 @@
 # `chapters`, `questions`, the status counts, and every parsed artifact after a canonical dump.
 #
 #   bash bench/compare_revisions.sh REV_BEFORE REV_AFTER [OUT_DIR]      (~6 min per revision)
+#   EXTRA_FILES="REV:PATH …" adds files from another revision to both worktrees (a commit that forgot a
+#   file: 1bcdd6e imports pipeline/text/lines.py, which only 030e40a added).
 #
 # Prints one line per compared output (identical / DIFFERS); outputs stay in OUT_DIR (/tmp/compare).
 set -uo pipefail
@@ -20,6 +22,9 @@ for side in before:$1 after:$2; do
   rm -rf "$out"; git -C "$ROOT" worktree remove --force "$wt" 2>/dev/null; rm -rf "$wt"
   git -C "$ROOT" worktree add -f --detach "$wt" "$rev" >/dev/null || exit 1
   mkdir -p "$out"; cd "$wt" || exit 1
+  for extra in ${EXTRA_FILES:-}; do
+    [[ -e "${extra#*:}" ]] || { mkdir -p "$(dirname "${extra#*:}")" && git -C "$ROOT" show "$extra" > "${extra#*:}"; }
+  done
   EXAMRAG_DATA_DIR="$out/corpus" "$PY" cli.py ingest "$CORPUS" -q > "$out/ingest-corpus.txt" 2>&1
   EXAMRAG_DATA_DIR="$out/corpus" "$PY" cli.py eval "$DEV" > "$out/eval.txt" 2>&1
   EXAMRAG_DATA_DIR="$out/corpus" "$PY" cli.py eval "$DEV" --json > "$out/eval.jsonl" 2>&1
