@@ -2,17 +2,20 @@
 cover the question, verbatim, each with its chunk id and citation. Needs no LLM, so it is shown with
 ``--no-llm`` too, and it is what an answer falls back to when the LLM's main claim fails the check.
 
-Scoring: a sentence's score is the share of the question's content it covers (``coverage``), times a
-rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
-passages), times a penalty for sentences that ask (exercise text), times a bonus for the sentence
-that defines the asked term when the question asks for a definition; a heading or an announcement
-("区别如下：") is joined to the sentence after it; sentences over ``LONG_SENTENCE`` chars are trimmed
-for display. A past-paper record offers its answer (with the
-chosen option's text) and analysis, not its stem. With the index vocabulary, the question's content is its indexed words (the BM25
-``tokenize_query``, no jieba on the query path) weighted by length; without, character bigrams.
-Sentences are taken greedily by *new* coverage, so the second sentence adds what the first lacks;
-one is taken when the best covers nearly everything, more while each adds at least
-``MIN_GAIN`` and scores at least ``KEEP_RATIO`` of the best.
+Scoring: a sentence's score is the share of the question's content it covers (``coverage``; a sentence
+that names no subject of its own, "目的是：…", also counts its heading's words at ``HEADING_WEIGHT``),
+times a rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
+passages), times factors: a penalty for sentences that ask (exercise text) and for outlines of headings
+(a syllabus), a bonus for the sentence that defines the asked term ("X是什么") or says what a thing is
+for ("有什么用", "目的"), a bonus for a passage whose heading is the question's subject, and a penalty
+for the 答案 line of a past-paper question the student did not ask about. A heading or an announcement
+("区别如下：") is joined to the sentence after it, a question or announcement followed by a numbered
+list to the whole list; sentences over ``LONG_SENTENCE`` chars are trimmed for display. A past-paper
+record offers its answer (with the chosen option's text) and analysis, not its stem. With the index
+vocabulary, the question's content is its indexed words (the BM25 ``tokenize_query``, no jieba on the
+query path) weighted by length; without, character bigrams. Sentences are taken greedily by *new*
+coverage, so the second sentence adds what the first lacks; one is taken when the best covers nearly
+everything, more while each adds at least ``MIN_GAIN`` and scores at least ``KEEP_RATIO`` of the best.
 """
 
 from __future__ import annotations
