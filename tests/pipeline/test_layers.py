@@ -24,6 +24,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("index", ("pipeline.index",)),
     ("ask", ("pipeline.ask",)),
     ("app", ("pipeline.ingest", "pipeline.doctor", "pipeline.serve")),
+    ("cli", ("pipeline.cli",)),
 ]
 LEVEL = {name: i for i, (name, _) in enumerate(FLOORS)}
 
@@ -108,7 +109,7 @@ def test_the_stage_order_is_written_once():
     """Only the registry names the four stages in order; everything else reads STAGES."""
     order = ('"parse"', '"clean"', '"enrich"', '"index"')
     offenders = []
-    for path in modules() + [ROOT / "cli.py"]:
+    for path in modules() + [ROOT / "cli.py"]:  # pipeline/cli/ is among modules()
         text = path.read_text("utf-8").replace("'", '"')
         positions = [text.find(s) for s in order]
         if path.name != "stages.py" and all(p >= 0 for p in positions) and positions == sorted(positions):
