@@ -96,9 +96,13 @@ def test_no_upward_imports():
 
 
 def test_imports_between_pipeline_packages_are_at_module_top():
+    """The command line is the exception: each command imports its floor when it runs, so `--help`
+    and retrieval-only commands never pay for the others' imports."""
     bad = []
     for path in modules():
         me = module_name(path)
+        if floor_of(me) == "cli":
+            continue
         for name, line, top in pipeline_imports(path):
             if not top and floor_of(name) != floor_of(me):
                 bad.append(f"{path.relative_to(ROOT)}:{line}: imports {name} inside a function")
