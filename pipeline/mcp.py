@@ -236,6 +236,7 @@ def run_http(settings: Settings, host: str, port: int) -> None:
     token = settings.serve.api_token
     check_bind(host, token)
     sock = bind(host, port)
+    sock.listen(128)  # connections made once the address is printed wait for uvicorn instead of being refused
     service = QueryService(settings)
     app = http_app(settings, host, service)
     _warm(service)
