@@ -13,6 +13,7 @@ The SDK and the index are imported when a server is built, never by ``cli.py --h
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from typing import Annotated, Any, Optional
@@ -20,7 +21,7 @@ from typing import Annotated, Any, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline import __version__
-from pipeline.ask.service import ChapterNotFound, IndexMissing, NotFound, QueryService, answer_json
+from pipeline.ask.service import IndexMissing, NotFound, QueryService, answer_json
 from pipeline.errors import one_line
 from pipeline.models import Box, Hit, Part
 from pipeline.settings import Settings
@@ -121,9 +122,7 @@ def _tool_errors(fn):
 
     try:
         return fn()
-    except (IndexMissing, ChapterNotFound, NotFound, ValueError) as exc:
-        raise ToolError(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - an agent reads one line, the server log keeps nothing else
+    except Exception as exc:  # noqa: BLE001 - IndexMissing, ChapterNotFound, NotFound, or a crash: one line
         raise ToolError(one_line(exc)) from None
 
 
@@ -184,8 +183,6 @@ def build_server(settings: Settings, service: Optional[QueryService] = None):
     @server.resource("examrag://chunk/{chunk_id}", mime_type="application/json",
                      description="One source passage by a hit's chunk_id: its text, citation, pages and boxes.")
     def chunk(chunk_id: str) -> str:
-        import json
-
         try:
             return json.dumps(service.passage(chunk_id), ensure_ascii=False)
         except NotFound as exc:
