@@ -17,8 +17,8 @@ from typing import Callable, Optional
 from pydantic import BaseModel
 
 from pipeline.errors import one_line
+from pipeline.events import track
 from pipeline.models import DocReport, ErrorItem, StageReport, Status
-from pipeline.progress import Progress
 from pipeline.stages import get as get_stage, previous
 from pipeline.store import DocEntry, Manifest, StageRecord, Store
 from pipeline.testhooks import kill_point
@@ -51,7 +51,7 @@ def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], w
              abort_on_error: bool = False) -> StageReport:
     report = StageReport(stage=stage)
     started = time.monotonic()
-    bar = Progress(stage, len(doc_ids), enabled=not quiet)
+    bar = track(stage, len(doc_ids), "files", enabled=not quiet)
     for i, doc_id in enumerate(doc_ids):
         entry = manifest.documents[doc_id]
         source = entry.sources[0] if entry.sources else doc_id

@@ -64,12 +64,18 @@ def cli():
 
 
 @pytest.fixture(scope="session")
-def sample_data(tmp_path_factory) -> Path:
-    """The shipped sample ingested once with the real default models (OCR, embeddings)."""
+def sample_ingest(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """The shipped sample ingested once with the real default models (OCR, embeddings): the data dir and
+    the run (without --quiet and not on a terminal: tests/cli/test_ingest_output.py compares its lines)."""
     data = tmp_path_factory.mktemp("sample") / "data"
-    result = run_cli("ingest", "data/raw", "--quiet", data_dir=data)
+    result = run_cli("ingest", "data/raw", data_dir=data)
     assert result.returncode == 0, result.stdout + result.stderr
-    return data
+    return data, result
+
+
+@pytest.fixture(scope="session")
+def sample_data(sample_ingest) -> Path:
+    return sample_ingest[0]
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from pipeline.ask.answer import AnswerConfig, render
 from pipeline.ask.answer import answer as compose_answer
 from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, run_answers, summarise
 from pipeline.ask.extras import study_extras
-from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retriever
+from pipeline.ask.records import to_record
+from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retriever, to_hit
 from pipeline.errors import one_line
 from pipeline.index.catalog import current_generation
 from pipeline.index.stage import collect
@@ -28,7 +29,8 @@ from pipeline.models import PATH_SEP, Answer, Chunk
 from pipeline.settings import Settings
 from pipeline.store import Store
 
-__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "SessionError", "answer_json", "chapter_tree", "render"]
+__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "NotFound", "SessionError", "answer_json", "chapter_tree",
+           "render"]
 SessionError = sessions.SessionError
 
 # the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
@@ -54,6 +56,10 @@ def answer_json(a: Answer) -> dict:
     if a.note:
         out["note"] = a.note
     return out
+
+
+class NotFound(LookupError):
+    """A past-paper question or a passage the index does not hold (one line saying how to find one)."""
 
 
 def chapter_tree(rows: Iterable[tuple[str, int]]) -> list[dict]:
@@ -185,12 +191,37 @@ class QueryService:
     def chapters(self) -> list[dict]:
         return chapter_tree(self.retriever().catalog.chapters())
 
-    def questions(self, chapter: Optional[str] = None) -> list[dict]:
-        """Past-paper questions; with ``chapter``, those whose best-linked section (or own path) is under it."""
+    def questions(self, chapter: Optional[str] = None, year: Optional[int] = None) -> list[dict]:
+        """Past-paper questions; with ``chapter``, those whose best-linked section (or own path) is under it;
+        with ``year``, that year's."""
         qs = self.retriever().catalog.all_questions()
         if chapter:
             qs = [q for q in qs if any(chapter in h for p in q.chapter_paths[:1] + [q.chapter_path] for h in p)]
+        if year is not None:
+            qs = [q for q in qs if q.year == year]
         return [question_row(q) for q in qs]
+
+    def question(self, year: int, number: int) -> dict:
+        """One past-paper record by year and number: its row, the booklet's 答案 and 解析 verbatim with their
+        citation (what ``ask "2024年第2题"`` answers with), and where its stem and solution were read.
+        Raises NotFound."""
+        found = self.retriever().catalog.questions(year, number)
+        if not found:
+            raise NotFound(f"no question {year}年第{number}题 in the material; `cli.py questions` lists those there are")
+        hit = to_hit(found[0], 1, 1.0)
+        record = to_record(hit, "reference", 1.0)
+        return {**question_row(found[0]), "chunk_id": hit.chunk_id, "citation": hit.citation, "answer": record.answer,
+                "analysis": record.analysis, "answer_citation": record.citation, "sources": hit.sources,
+                "parts": [p.model_dump() for p in hit.parts], "boxes": [b.model_dump() for b in hit.boxes]}
+
+    def passage(self, chunk_id: str) -> dict:
+        """One indexed passage by chunk id (a hit's ``chunk_id``), in the hit shape without rank and score.
+        Raises NotFound."""
+        chunk = self.retriever().catalog.by_ids([chunk_id]).get(chunk_id)
+        if chunk is None:
+            raise NotFound(f"no passage {chunk_id} in the index (ids come from a search hit's chunk_id; "
+                           "a re-ingest that changed its text gives it a new id)")
+        return {k: v for k, v in to_hit(chunk, 1, 0.0).model_dump().items() if k in HIT_KEYS and k not in ("rank", "score")}
 
     def status(self) -> dict:
         """Documents with their per-stage status and error lines, failures, and index counts (equal when healthy)."""

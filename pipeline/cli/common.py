@@ -20,7 +20,7 @@ import typer
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="examrag: cited answers from your own 408 material, offline.")
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory (default data/, env EXAMRAG_DATA_DIR).")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No live progress display (it is shown only on a terminal anyway).")]
 Force = Annotated[bool, typer.Option("--force", help="Redo every document, not only changed ones.")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 Mode = Annotated[Optional[str], typer.Option("--mode", help="hybrid | bm25 | vector")]

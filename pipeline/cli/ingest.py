@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from pipeline.cli.common import DataDir, Force, Quiet, _fail, _settings, app
+from pipeline.cli.display import ingest_display
 from pipeline.stages import STAGES
 
 
@@ -21,8 +22,9 @@ def _run_stages(stages: list[str], raw_dir: Optional[Path], data_dir: Optional[P
 
     settings = _settings(data_dir)
     try:
-        result = run_stages(settings, stages, raw_dir, force=force, quiet=quiet, abort_on_error=abort_on_error,
-                            wait=wait)
+        with ingest_display(quiet=quiet):
+            result = run_stages(settings, stages, raw_dir, force=force, quiet=quiet, abort_on_error=abort_on_error,
+                                wait=wait)
     except (LockBusy, ManifestError, ClusterError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:

@@ -13,6 +13,7 @@ import json
 import time
 from typing import Optional
 
+from pipeline.events import track
 from pipeline.index.bm25 import Bm25Index
 from pipeline.index.boxes import LineIndex, locate, record_parts
 from pipeline.index.catalog import current_generation, publish, write_catalog
@@ -22,7 +23,6 @@ from pipeline.index.links import link_questions
 from pipeline.index.merge import merge_questions
 from pipeline.index.vector import VectorStore
 from pipeline.models import Chunk, CleanDoc, EnrichedDoc, IndexedDoc, ParsedDoc, QuestionSource, StageReport, Status
-from pipeline.progress import Progress
 from pipeline.runner import run_docs
 from pipeline.settings import Settings
 from pipeline.store import DocEntry, Manifest, Store
@@ -149,7 +149,7 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
     if stale:
         vectors.delete(sorted(stale))
     todo = [c for c in chunks if c.chunk_id not in existing]
-    bar = Progress("embed", len(todo), enabled=not quiet)
+    bar = track("embed", len(todo), "chunks", enabled=not quiet)
     for i in range(0, len(todo), EMBED_BATCH):
         batch = todo[i:i + EMBED_BATCH]
         vecs = embedder.embed_documents([c.index_text for c in batch])

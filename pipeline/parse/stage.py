@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from pipeline.errors import one_line
+from pipeline.events import track
 from pipeline.hashing import sha256_file
 from pipeline.executors import ClusterError, Executor, make_executor
 from pipeline.models import Block, DocReport, ErrorItem, PageInfo, ParsedDoc, StageReport, Status
@@ -249,6 +250,8 @@ class OcrRunner:
         out: dict[int, OcrPage | BaseException] = {}
         cfg = self.settings.parse
         timeout = self._timeout()
+        bar = track("ocr", len(numbers), "pages")
+        bar.update(0, path.name)
         while queue or pending:
             while queue and len(pending) < self._window(ex):
                 src = self._share(ex, path)
@@ -265,6 +268,7 @@ class OcrRunner:
                         fut.cancel()
                         del pending[n]
                         out[n] = OcrTimeout(f"no answer from the OCR task within {timeout:g}s (task_timeout)")
+                bar.update(len(out), path.name)
                 continue
             for n in done:
                 fut, _ = pending.pop(n)
@@ -272,6 +276,8 @@ class OcrRunner:
                     out[n] = fut.result()
                 except Exception as exc:  # a crashed worker fails that page, not the document
                     out[n] = exc
+            bar.update(len(out), path.name)
+        bar.close()
         for n in numbers:  # the cluster, not the page, failed: the whole document is retried next time
             if _lost(out[n]):
                 raise OcrUnavailable(f"OCR of page {n} did not complete ({ex.address}: {one_line(out[n], 160)}); "
