@@ -5,7 +5,8 @@ Extractive (the default, no LLM). Per section, the sentences looked at are its k
 about its subject), then its other sentences in order; each becomes at most one card, by the first
 rule that applies, and a section gives at most ``cards_per_section``:
 
-1. ``definition``: the sentence opens with a term (2–``MAX_TERM`` chars, no punctuation and no 的,
+1. ``definition``: the sentence opens with a term (2–``MAX_TERM`` chars, or the one character its
+   section is named after: 栈 under "3.1 栈"; no punctuation and no 的,
    not a pronoun, a generic word such as 特点/优点, a question word or an adverb before 是, see
    ``NOT_A_TERM``) then 是 or 是指 (not 是否), and says at least ``MIN_DEFINIENS`` chars after it
    ("二路归并排序是稳定的" states a property, it defines nothing): front "什么是<term>？", back the sentence;
@@ -18,7 +19,8 @@ and a pair is kept only when every claim of its answer passes the claim check ag
 (``claims.check``); the others are reported as rejected, with the reason.
 
 A card's id hashes its type, front and back, so making the cards of a chapter again keeps each
-card's reviews; its ``chunk_id`` (content-addressed) tells whether its source is still in the index.
+card's reviews; its ``source_sha`` (its chunk's text) tells whether its source is still in the index
+as it was: a chunk id also hashes its document's id, which changes with any edit of the file.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ NOT_A_TERM = re.compile(r"^(?:其|它|这|那|该|此|所以|因此|由于|如�
                         r"什么|如何|怎么|无论|是否|的|"
                         r"(?:思想|特点|优点|缺点|目的|作用|原因|区别|方法|过程|步骤|条件|关键|核心|问题|情况|结果)$|"
                         r"(?:一定|只|可以|还|也|都|就|才|不|一|二|总|仍|则|又|必然|通常|一般)$")
-DEFINITION = re.compile(rf"^(?P<term>[^\s，,。；;：:、（）()“”\"]{{2,{MAX_TERM}}}?)"
+DEFINITION = re.compile(rf"^(?P<term>[^\s，,。；;：:、（）()“”\"]{{1,{MAX_TERM}}}?)"
                         r"(?:[（(][^）)]{1,24}[）)])?(?:是指|是(?!否))(?P<rest>.*)$", re.S)
 MIN_DEFINIENS = 6  # chars after 是 (punctuation not counted)
 NAMED = re.compile(rf"(?:称为|又称|简称|也称|称作|叫做)(?P<term>[^\s，,。；;：:、（）()“”\"]{{2,{MAX_TERM}}})")
@@ -57,10 +59,20 @@ def card_id(card_type: str, front: str, back: str) -> str:
     return "c-" + hashlib.sha256(f"{card_type}\x00{front}\x00{back}".encode()).hexdigest()[:16]
 
 
+def source_sha(chunk: Chunk) -> str:
+    return hashlib.sha256(chunk.text.encode("utf-8")).hexdigest()[:16]
+
+
 def _card(card_type: str, front: str, back: str, sentence: str, chunk: Chunk, depth: int, origin="extractive") -> CardItem:
     return CardItem(item_id=card_id(card_type, front, back), card_type=card_type, front=front, back=back,
-                    sentence=sentence, citation=chunk.citation(), chunk_id=chunk.chunk_id,
+                    sentence=sentence, citation=chunk.citation(), chunk_id=chunk.chunk_id, source_sha=source_sha(chunk),
                     chapter_path=chunk.chapter_path, nodes=[list(n) for n in nodes_of(chunk, depth)], origin=origin)
+
+
+def _is_term(term: str, chunk: Chunk) -> bool:
+    if NOT_A_TERM.search(term):
+        return False
+    return len(term) >= 2 or bool(chunk.chapter_path) and heading_term(chunk.chapter_path[-1]) == term
 
 
 def card_from_sentence(sentence: str, chunk: Chunk, depth: int = 2) -> Optional[CardItem]:
@@ -69,7 +81,7 @@ def card_from_sentence(sentence: str, chunk: Chunk, depth: int = 2) -> Optional[
     if len(s) < MIN_SENTENCE:
         return None
     m = DEFINITION.match(s)
-    if m and not NOT_A_TERM.search(m.group("term")) and len(re.sub(r"\W", "", m.group("rest"))) >= MIN_DEFINIENS:
+    if m and _is_term(m.group("term"), chunk) and len(re.sub(r"\W", "", m.group("rest"))) >= MIN_DEFINIENS:
         return _card("definition", f"什么是{m.group('term')}？", s, s, chunk, depth)
     m = NAMED.search(s) or COMPLEXITY.search(s)
     if m:

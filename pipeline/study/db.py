@@ -6,13 +6,19 @@ written; ``synchronous=FULL`` makes a committed attempt survive a power cut, not
 process; ``BEGIN IMMEDIATE`` takes the write lock at the start of a transaction, so two writers wait
 for each other (``busy_timeout``) instead of failing mid-transaction when both try to upgrade.
 
+Writers of one process (a server's threads) also queue on a lock per database file before
+``BEGIN IMMEDIATE``: SQLite's busy handler sleeps with a growing back-off, which under 50 writers
+left a few waiting over a second; a lock hands the file over in arrival order.
+
 Migrations follow simonw/llm: functions ``mNNN_name(db)`` applied in order, each once, recorded in
 ``_migrations``. A new column or table is a new function at the end; a released one never changes.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -109,11 +115,24 @@ def _script(db: sqlite3.Connection, sql: str) -> None:
             db.execute(statement)
 
 
-def connect(path: Path) -> sqlite3.Connection:
+_LOCKS: dict[tuple[int, str], threading.RLock] = {}  # (pid, file): a forked child gets locks of its own
+_LOCKS_GUARD = threading.Lock()
+
+
+class Connection(sqlite3.Connection):
+    """A connection that knows its file's write lock (shared by every connection of this process)."""
+
+    write_lock: threading.RLock  # re-entrant: a nested transaction fails in SQLite, it never deadlocks
+
+
+def connect(path: Path) -> Connection:
     """A connection in autocommit mode (transactions are explicit, see :func:`transaction`), migrated."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False,
+                         factory=Connection)
+    with _LOCKS_GUARD:
+        db.write_lock = _LOCKS.setdefault((os.getpid(), str(path.resolve())), threading.RLock())
     db.row_factory = sqlite3.Row
     db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     _wal(db)
@@ -140,13 +159,20 @@ def _wal(db: sqlite3.Connection) -> None:
 @contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One write transaction: the write lock taken at the start, committed whole or not at all."""
-    db.execute("BEGIN IMMEDIATE")
+    lock = getattr(db, "write_lock", None)
+    if lock is not None:
+        lock.acquire()
     try:
-        yield db
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:

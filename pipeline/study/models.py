@@ -76,7 +76,9 @@ class CardItem(BaseModel):
     back: str  # the answer; for a cloze card the hidden words
     sentence: str  # the source sentence, verbatim
     citation: str
-    chunk_id: str  # the source chunk (content-addressed: it changes when its text changes)
+    chunk_id: str  # the source chunk in the index it was made from
+    source_sha: str = ""  # sha256 of that chunk's text: a re-ingest that keeps the text (a new chunk id
+    # because another part of its file changed) re-links the card; one that changes it flags the card
     chapter_path: list[str] = Field(default_factory=list)
     nodes: list[list[str]] = Field(default_factory=list)
     origin: Literal["extractive", "llm"] = "extractive"

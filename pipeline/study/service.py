@@ -23,7 +23,7 @@ from pipeline.index.catalog import current_generation
 from pipeline.models import PATH_SEP, Chunk
 from pipeline.settings import Settings
 from pipeline.study import users
-from pipeline.study.cards import llm_cards, section_cards
+from pipeline.study.cards import llm_cards, section_cards, source_sha
 from pipeline.study.items import grade_choice, item_id, letters, parse_item_id, question_item, section_link
 from pipeline.study.models import (AttemptResult, CardItem, CardsReport, ClassNode, DueItem, Item, Link, Mistake,
                                    Profile, Progress, QuestionItem)
@@ -217,22 +217,38 @@ class StudyService:
 
     # ------------------------------------------------------------------ cards
     def check_cards(self) -> list[CardItem]:
-        """Flag every card whose source chunk is not in the live index (its text changed on re-ingest:
-        chunk ids are content hashes). Runs once per index generation; returns the newly flagged."""
+        """After a re-ingest, every card whose source chunk's text is no longer in the index, at the
+        card's section, is flagged (held back from review and export, listed by ``cards --flagged``);
+        one whose text is there under a new chunk id (another part of its file changed) is re-linked
+        to it. Runs once per index generation; returns the newly flagged."""
         meta = current_generation(self.query.store.index_dir)
         if meta is None or self.store.meta(CHECKED) == meta.get("generation"):
             return []
+        catalog = self._catalog()
         cards = [c for c in self.store.cards() if not c.flag]
         ids = list({c.chunk_id for c in cards})
-        catalog = self._catalog()
-        present = set()
+        present: set[str] = set()
         for i in range(0, len(ids), 500):
             present |= set(catalog.by_ids(ids[i:i + 500]))
-        gone = [c for c in cards if c.chunk_id not in present]
+        relinked, gone = [], []
+        sections: dict[str, list[Chunk]] = {}
+        for c in cards:
+            if c.chunk_id in present:
+                continue
+            joined_path = PATH_SEP.join(c.chapter_path)
+            if joined_path not in sections:
+                sections[joined_path] = catalog.chunks_in([joined_path])
+            same = next((k for k in sections[joined_path] if source_sha(k) == c.source_sha), None)
+            if same is not None:
+                relinked.append(c.model_copy(update={"chunk_id": same.chunk_id, "citation": same.citation()}))
+            else:
+                gone.append(c)
         now = self.now()
-        self.store.flag({c.item_id: f"its source changed in the material (chunk {c.chunk_id} is gone); "
-                         f'`python cli.py cards --chapter "{c.chapter_path[-1] if c.chapter_path else ""}"` makes it again '
-                         "from the current text" for c in gone}, now)
+        if relinked:
+            self.store.put_cards(relinked, now)
+        self.store.flag({c.item_id: f"source changed: its text in the material is no longer what it was quoted from; "
+                         f'`python cli.py cards --chapter "{c.chapter_path[-1] if c.chapter_path else ""}"` makes it '
+                         "again from the current text" for c in gone}, now)
         self.store.set_meta(CHECKED, meta.get("generation", ""))
         return [c.model_copy(update={"flag": "source changed"}) for c in gone]
 
