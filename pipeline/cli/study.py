@@ -23,7 +23,6 @@ from pipeline.cli.common import DataDir, Json, _echo_json, _fail, _settings, app
 
 ProfileOpt = Annotated[str, typer.Option("--profile", help="Whose study data (created on first use).")]
 ChapterOpt = Annotated[Optional[str], typer.Option("--chapter", help="Only questions that test a chapter matching this (as `questions --chapter`).")]
-EMPTY = object()
 
 
 def _study(data_dir: Optional[Path]):
@@ -32,11 +31,18 @@ def _study(data_dir: Optional[Path]):
     return StudyService(_settings(data_dir))
 
 
-def _errors():
-    from pipeline.ask.service import ChapterNotFound, IndexMissing
+def _study_error() -> type[Exception]:
+    """A request the service refuses (bad answer, missing rating…): said, then asked again."""
     from pipeline.study.service import StudyError
 
-    return (StudyError, ChapterNotFound, IndexMissing)
+    return StudyError
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    """What a study command reports as one line and exit 1."""
+    from pipeline.ask.service import ChapterNotFound, IndexMissing
+
+    return (_study_error(), ChapterNotFound, IndexMissing)
 
 
 def _line(prompt: str):
@@ -81,7 +87,7 @@ def attempt_interactive(svc, profile, item, mode: str):
     """Ask one question or card in the terminal and store the attempt; "quit", "skip" or the result."""
     t0 = time.monotonic()
     if item.kind == "card":
-        typer.echo(f"\n{item.front}")
+        typer.echo(f"\n{item.prompt()}")
         if _line("（回车看答案，q 结束）") in (None, "q"):
             return "quit"
         typer.echo(f"{item.back}\n  {item.citation}")
@@ -95,7 +101,7 @@ def attempt_interactive(svc, profile, item, mode: str):
                 return "skip"
             try:
                 res = svc.answer(profile, item.item_id, ans, seconds=round(time.monotonic() - t0, 1), mode=mode)
-            except _errors()[0] as exc:
+            except _study_error() as exc:
                 typer.echo(str(exc))
                 continue
             show_solution(item, res, svc)
@@ -127,7 +133,7 @@ def _rate_and_store(svc, profile, item, answer: str, t0: float, mode: str):
             return "quit"
         try:
             res = svc.answer(profile, item.item_id, answer, rating=r, seconds=round(time.monotonic() - t0, 1), mode=mode)
-        except _errors()[0] as exc:
+        except _study_error() as exc:
             typer.echo(str(exc))
             continue
         typer.echo(("已记入错题本；" if res.in_mistakes else "") + f"下次复习：{_when(res.due, svc)}")
@@ -148,7 +154,8 @@ def _session(svc, profile, items, mode: str) -> None:
             done.append(res)
     right = sum(r.verdict == "right" for r in done)
     wrong = sum(r.in_mistakes for r in done)
-    typer.echo(f"\n本次作答 {len(done)} 题：答对 {right}，记入错题本 {wrong}。`python cli.py mistakes` 查看错题。")
+    what = "复习" if mode == "review" else "作答"
+    typer.echo(f"\n本次{what} {len(done)} 项：答对 {right}，记入错题本 {wrong}。`python cli.py mistakes` 查看错题。")
 
 
 def _batch(svc, profile, answers: Optional[Path], one: Optional[dict], mode: str) -> None:
@@ -164,7 +171,7 @@ def _batch(svc, profile, answers: Optional[Path], one: Optional[dict], mode: str
             obj = json.loads(row) if isinstance(row, str) else row
             iid = obj.get("item") or obj.get("question")
             if not iid:
-                raise _errors()[0]("no \"item\" (a question id such as 2024-1, or a card id)")
+                raise _study_error()("no \"item\" (a question id such as 2024-1, or a card id)")
             res = svc.answer(profile, str(iid), str(obj.get("answer", "")), rating=obj.get("rating"),
                              seconds=obj.get("seconds"), mode=mode, client_key=obj.get("key"))
         except (ValueError, AttributeError, *_errors()) as exc:

@@ -3,6 +3,7 @@ and what the web API will return, so page, API and CLI never drift apart."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Literal, Optional, Union
 
@@ -83,6 +84,10 @@ class CardItem(BaseModel):
     nodes: list[list[str]] = Field(default_factory=list)
     origin: Literal["extractive", "llm"] = "extractive"
     flag: Optional[str] = None  # why it is held back (its source changed), or None
+
+    def prompt(self) -> str:
+        """What the student sees first: the front, a cloze's hidden words as ［____］."""
+        return re.sub(r"\{\{c\d+::(.*?)\}\}", "［____］", self.front)
 
 
 Item = Union[QuestionItem, CardItem]

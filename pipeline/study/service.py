@@ -32,7 +32,7 @@ from pipeline.study.progress import next_review, node_progress
 from pipeline.study.schedule import parse_rating, rating_for
 from pipeline.study.store import Attempt, StudyStore
 
-__all__ = ["StudyService", "StudyError", "ItemNotFound", "ChapterNotFound"]
+__all__ = ["StudyService", "StudyError", "ItemNotFound", "NotAllowed", "ChapterNotFound"]
 CHECKED = "cards_checked_generation"  # meta key: the index generation the cards were last checked against
 
 
@@ -42,6 +42,10 @@ class StudyError(ValueError):
 
 class ItemNotFound(StudyError):
     pass
+
+
+class NotAllowed(StudyError):
+    """The profile may not do this: the admin asking for a student's data, a student for the class's."""
 
 
 class StudyService:
@@ -91,7 +95,7 @@ class StudyService:
     @staticmethod
     def _student(profile: Profile) -> Profile:
         if profile.role != "student":
-            raise StudyError(f"{profile.name!r} is the admin: it sees class aggregates only, not a student's data")
+            raise NotAllowed(f"{profile.name!r} is the admin: it sees class aggregates only, not a student's data")
         return profile
 
     # ------------------------------------------------------------------ questions
@@ -341,7 +345,7 @@ class StudyService:
         """Which nodes the class gets wrong: per node, how many students attempted its questions and
         how many got one wrong, attempts and wrong attempts; counts only, never who. Admin only."""
         if admin.role != "admin":
-            raise StudyError("class aggregates are for the admin token")
+            raise NotAllowed("class aggregates are for the admin token")
         stats: dict[Node, dict] = {}
         for r in self.store.class_rows():
             for n in json.loads(r["nodes"]):

@@ -34,7 +34,7 @@ def test_a_session_typed_on_stdin(sample_data, tmp_path):
     assert "[1/6] 2024年第1题（单项选择题） 2024-1" in out and "A. 3" in out
     assert "✗ 错误：你的答案 A，正确答案 B" in out and "解析：折半查找的判定树高度" in out
     assert "考查章节：第七章 查找 › 7.2 折半查找" in out and "已记入错题本；下次复习：今天" in out
-    assert "✓ 正确（答案 C）" in out and "本次作答 2 题：答对 1，记入错题本 1" in out
+    assert "✓ 正确（答案 C）" in out and "本次作答 2 项：答对 1，记入错题本 1" in out
     rows = sqlite3.connect(db).execute("SELECT item_id, verdict, seconds FROM attempts ORDER BY id").fetchall()
     assert [(i, v) for i, v, _ in rows] == [("2024-1", "wrong"), ("2024-2", "right")] and all(s is not None for *_, s in rows)
 
@@ -132,3 +132,19 @@ def test_sigkill_with_an_answer_in_flight_loses_at_most_that_one(sample_data, tm
     assert _consistent(db) == 300  # the re-sent batch stores only what was lost (same keys)
     results = [json.loads(x) for x in again.stdout.splitlines()]
     assert sum(r["duplicate"] for r in results) == stored
+
+
+def test_a_review_session_asks_the_wrong_question_again_then_cards(study, sample_data, tmp_path):
+    me = study.profile("default")
+    study.answer(me, "2024-1", "A")
+    made = study.make_cards("7.1 顺序查找").made
+    study.store.close()
+    typed = "B\n\ngood\nq\n"  # the question, right this time; a card revealed and rated Good; quit at the next
+    r = subprocess.run([sys.executable, "cli.py", "review"], cwd=ROOT, env=_env(sample_data, study.db_path),
+                       input=typed, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"今天要复习 {1 + len(made)} 项" in r.stdout and "✓ 正确（答案 B）" in r.stdout
+    assert "［____］" in r.stdout or "什么是" in r.stdout  # a card's front, a cloze's words hidden
+    assert "本次复习 2 项" in r.stdout
+    rows = sqlite3.connect(study.db_path).execute("SELECT item_id, mode, verdict, rating FROM attempts ORDER BY id").fetchall()
+    assert rows[1:] == [("2024-1", "review", "right", 3), (made[0].item_id, "review", "self", 3)]

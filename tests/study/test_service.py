@@ -9,7 +9,7 @@ import pytest
 from study_helpers import T0
 
 from pipeline.ask.service import ChapterNotFound
-from pipeline.study.service import ItemNotFound, StudyError
+from pipeline.study.service import ItemNotFound, NotAllowed, StudyError
 
 
 def test_practice_sets_follow_the_filters(study):
@@ -118,9 +118,9 @@ def test_students_never_see_each_other_and_the_admin_sees_counts_only(study):
     assert study.authenticate(token) == teacher
     for call in (lambda: study.mistakes(teacher), lambda: study.due(teacher), lambda: study.answer(teacher, "2024-1", "A"),
                  lambda: study.progress(teacher), lambda: study.attempts(teacher)):
-        with pytest.raises(StudyError, match="admin"):
+        with pytest.raises(NotAllowed, match="admin"):
             call()
-    with pytest.raises(StudyError, match="admin token"):
+    with pytest.raises(NotAllowed, match="admin token"):
         study.class_nodes(a)
     rows = {c.node: c for c in study.class_nodes(teacher)}
     binary = rows["第七章 查找 › 7.2 折半查找"]
