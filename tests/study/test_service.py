@@ -147,3 +147,25 @@ def test_ask_sessions_belong_to_a_profile(study):
     finally:
         for p in (root / "profiles" / "alice" / f"{name}.json", root / "profiles" / "bob" / f"{name}.json"):
             p.unlink(missing_ok=True)
+
+
+def test_model_written_cards_are_opt_in_and_claim_checked(sample_data, tmp_path):
+    from pipeline.ask.service import QueryService
+    from pipeline.llm.fake import FakeLlm
+    from pipeline.settings import load_settings
+    from pipeline.study.service import StudyService
+
+    settings = load_settings(data_dir=sample_data, study_db=str(tmp_path / "s.sqlite"), study_now=T0)
+    llm = FakeLlm(lambda system, user: ("问：散列查找理想情况下的时间复杂度是多少？\n答：理想情况下散列查找的时间复杂度为O(1)。\n"
+                                        "问：散列表的装填因子是多少？\n答：散列表的装填因子总是0.75。"))
+    svc = StudyService(settings, QueryService(settings, llm=llm))
+    report = svc.make_cards("7.4 散列表", use_llm=True)
+    written = [c for c in report.made if c.origin == "llm"]
+    assert [c.back for c in written] == ["理想情况下散列查找的时间复杂度为O(1)。"]
+    assert [r["back"] for r in report.rejected] == ["散列表的装填因子总是0.75。"] and "0.75" in report.rejected[0]["reason"]
+    assert len(llm.calls) == 1  # one call per chunk of the section
+    assert [c for c in report.made if c.origin == "extractive"]  # the extractive ones are made too
+    none = StudyService(load_settings(data_dir=sample_data, study_db=str(tmp_path / "t.sqlite"), llm_backend="none"))
+    with pytest.raises(StudyError, match="need the LLM"):
+        none.make_cards("7.4 散列表", use_llm=True)
+    assert none.make_cards("7.4 散列表").made  # without --llm no model is needed
