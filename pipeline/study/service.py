@@ -54,6 +54,7 @@ class StudyService:
         self.cfg = settings.study
         self.query = query or QueryService(settings, llm=llm)
         self.store = StudyStore(self.db_path, self.cfg)
+        self._records_cache: Optional[tuple[Optional[str], list[Chunk]]] = None
 
     @property
     def db_path(self) -> Path:
@@ -103,12 +104,20 @@ class StudyService:
         return self.query.retriever().catalog
 
     def _records(self) -> list[Chunk]:
-        """One record chunk per question id (the one with the most text, if ever two)."""
+        """One record chunk per question id (the one with the most text, if ever two), read once per
+        index generation (every answer looks its question up)."""
+        retriever = self.query.retriever()
+        generation = retriever.meta.get("generation")
+        cached = self._records_cache
+        if cached is not None and cached[0] == generation:
+            return cached[1]
         best: dict[str, Chunk] = {}
-        for c in self._catalog().all_questions():
+        for c in retriever.catalog.all_questions():
             if c.number is not None and (item_id(c) not in best or len(c.text) > len(best[item_id(c)].text)):
                 best[item_id(c)] = c
-        return list(best.values())
+        records = list(best.values())
+        self._records_cache = (generation, records)  # one assignment: safe for the server's threads
+        return records
 
     def _depth(self) -> int:
         return self.cfg.node_depth
