@@ -1,5 +1,5 @@
 """One settings object with a group per stage (parse, clean, enrich, index), per service (ask, llm,
-serve) and for where work runs (executor).
+serve, study) and for where work runs (executor).
 
 Precedence: defaults < config file < environment < explicit overrides (CLI options, tests).
 
@@ -22,6 +22,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from datetime import datetime
 from typing import Any, ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -140,6 +141,26 @@ class ServeSettings(Group):
     retry_after: int = Field(10, ge=1, description="Seconds the Retry-After header of a 503 (queue full, timed out) suggests.")
 
 
+class StudySettings(Group):
+    """The student's side (pipeline/study): where it is kept and how reviews are scheduled. Changes
+    nothing an ingest writes, so no stage hashes it."""
+
+    KEY_PREFIX: ClassVar[str] = "study_"
+    db: Optional[str] = Field(None, description="The study database (profiles, attempts, 错题本, review state, cards); default <data_dir>/study.sqlite. Kept apart from the index: a re-ingest never touches it.")
+    desired_retention: float = Field(0.9, gt=0.5, lt=1.0, description="FSRS desired retention: the chance of recalling an item when it comes due (the fsrs package's default).")
+    learning_steps: list[float] = Field([10.0], description="Minutes between the first reviews of a new item (FSRS learning steps). One step of 10: a wrong answer comes back later the same day, a right one graduates to days at once (a past-paper question answered right needs no repeat within minutes).")
+    relearning_steps: list[float] = Field([10.0], description="Minutes before a forgotten item (rated Again after graduating) comes back.")
+    maximum_interval: int = Field(36500, ge=1, description="Longest review interval, days.")
+    fuzz: bool = Field(True, description="Spread review intervals of 3 days or more by a few percent (FSRS fuzz, as Anki does), so items learnt together do not all come due together.")
+    day_starts_at: int = Field(4, ge=0, le=23, description="Local hour the study day starts (as Anki): `review` shows what is due before the next start.")
+    new_cards_per_day: int = Field(20, ge=0, description="Cards never reviewed that `review` adds to a day's due items.")
+    mistake_max_rating: int = Field(2, ge=1, le=3, description="A self-graded attempt rated this or lower (1 Again, 2 Hard) goes into the 错题本, like a wrong choice.")
+    mastery_horizon_days: float = Field(7.0, gt=0, description="Mastery of an item = the FSRS chance of recalling it this many days from now (0 for an item never attempted).")
+    node_depth: int = Field(2, ge=1, description="Heading levels progress rolls up to while the material has no syllabus map (1: chapters, 2: sections).")
+    cards_per_section: int = Field(3, ge=1, description="Most cards `cards` makes from one section.")
+    now: Optional[datetime] = Field(None, description="A fixed current time (ISO 8601) for scripted sessions and tests; unset: the clock.")
+
+
 def _default_models_dir() -> Path:
     return Path(os.environ.get("EXAMRAG_MODELS_DIR") or Path.home() / ".cache" / "examrag" / "models").expanduser()
 
@@ -158,6 +179,7 @@ class Settings(BaseModel):
     ask: AskSettings = Field(default_factory=AskSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)
+    study: StudySettings = Field(default_factory=StudySettings)
 
     @classmethod
     def from_flat(cls, **values: Any) -> "Settings":

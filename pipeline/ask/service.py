@@ -154,16 +154,17 @@ class QueryService:
 
     def ask(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5, mode: Optional[str] = None,
             use_llm: bool = True, on_token: Optional[Callable[[str], None]] = None, session: Optional[str] = None,
-            extras: bool = False, cancel: Optional[threading.Event] = None) -> Answer:
+            extras: bool = False, cancel: Optional[threading.Event] = None, profile: str = sessions.DEFAULT_PROFILE) -> Answer:
         """Answer from the material. Raises ChapterNotFound for an unknown ``chapter``, IndexMissing,
         SessionError for a bad session name.
 
         ``session`` names a conversation: its last turns turn a follow-up into a standalone question
-        before retrieval, and this turn is added to them. ``extras`` adds 复习建议 and 延伸问题.
+        before retrieval, and this turn is added to them; sessions belong to ``profile`` (one student
+        never continues another's). ``extras`` adds 复习建议 and 延伸问题.
         When the LLM is wanted but unavailable, or fails mid-answer, the passages (and the grounded
         core) are still returned, with ``note`` saying why and ``generation_failed`` set."""
         retriever = self.retriever()
-        turns = sessions.load(self.settings.data_dir, session) if session else None
+        turns = sessions.load(self.settings.data_dir, session, profile) if session else None
         standalone = sessions.rewrite(question, turns.turns, retriever.bm25.vocab) if turns else question
         retrieval = retriever.search(standalone, top_k=top_k, chapter=chapter, mode=mode)
         llm = self.llm() if use_llm else None
@@ -185,7 +186,7 @@ class QueryService:
         if turns is not None:
             sessions.save_turn(self.settings.data_dir, turns,
                                sessions.Turn(question=question, standalone=standalone,
-                                             answer=sessions.latest_answer(result.answer)))
+                                             answer=sessions.latest_answer(result.answer)), profile)
         return result
 
     def chapters(self) -> list[dict]:

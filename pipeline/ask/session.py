@@ -7,7 +7,9 @@ small packaged model rewrites unreliably. A follow-up names its subject with a p
 ("时间复杂度呢？", "那怎么预防？"), and the subject is put in front. A question that names its own
 subject is left as it is.
 
-Turns live in ``<data_dir>/sessions/<name>.json`` (atomic writes), the last ``KEEP_TURNS`` of them.
+Turns live in ``<data_dir>/sessions/<name>.json`` (atomic writes), the last ``KEEP_TURNS`` of them;
+a session of another profile than ``default`` (``ask --profile``) in
+``<data_dir>/sessions/profiles/<profile>/<name>.json``, so one student never continues another's.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pydantic import BaseModel, Field
 from pipeline.store import atomic_write_text
 
 KEEP_TURNS = 3
+DEFAULT_PROFILE = "default"  # its sessions stay where they were before profiles existed
 NAME = re.compile(r"^[\w\-.]{1,64}$")  # letters (any script), digits, _ - . ; never a path
 
 # a pronoun, optionally with the generic noun it stands for ("这种算法" → the subject as a whole)
@@ -53,18 +56,21 @@ class SessionError(ValueError):
     pass
 
 
-def check_name(name: str) -> str:
+def check_name(name: str, what: str = "session") -> str:
     if not NAME.match(name or "") or name in (".", ".."):
-        raise SessionError(f"session name {name!r} is not allowed: use up to 64 letters, digits, '_', '-' or '.'")
+        raise SessionError(f"{what} name {name!r} is not allowed: use up to 64 letters, digits, '_', '-' or '.'")
     return name
 
 
-def session_path(data_dir: Path, name: str) -> Path:
-    return Path(data_dir) / "sessions" / f"{check_name(name)}.json"
+def session_path(data_dir: Path, name: str, profile: str = DEFAULT_PROFILE) -> Path:
+    root = Path(data_dir) / "sessions"
+    if check_name(profile, "profile") != DEFAULT_PROFILE:
+        root = root / "profiles" / profile
+    return root / f"{check_name(name)}.json"
 
 
-def load(data_dir: Path, name: str) -> Session:
-    path = session_path(data_dir, name)
+def load(data_dir: Path, name: str, profile: str = DEFAULT_PROFILE) -> Session:
+    path = session_path(data_dir, name, profile)
     if not path.exists():
         return Session(name=name)
     try:
@@ -73,9 +79,9 @@ def load(data_dir: Path, name: str) -> Session:
         return Session(name=name)
 
 
-def save_turn(data_dir: Path, session: Session, turn: Turn) -> None:
+def save_turn(data_dir: Path, session: Session, turn: Turn, profile: str = DEFAULT_PROFILE) -> None:
     session.turns = (session.turns + [turn])[-KEEP_TURNS:]
-    atomic_write_text(session_path(data_dir, session.name), session.model_dump_json(indent=1))
+    atomic_write_text(session_path(data_dir, session.name, profile), session.model_dump_json(indent=1))
 
 
 def subject_of(question: str) -> str:

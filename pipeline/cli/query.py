@@ -50,6 +50,7 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
         no_llm: Annotated[bool, typer.Option("--no-llm", help="No generated answer: the record answer or the quoted key sentences, and the cited passages.")] = False,
         session: Annotated[Optional[str], typer.Option("--session", help="Keep the last 3 turns under this name, so a follow-up (\"那它和LRU有什么区别\") is understood.")] = None,
         extras: Annotated[bool, typer.Option("--extras", help="Add 复习建议 and 延伸问题 (two questions the material answers, with citations).")] = False,
+        profile: Annotated[str, typer.Option("--profile", help="Whose --session this is (one student never continues another's).")] = "default",
         mode: Mode = None, as_json: Json = False, data_dir: DataDir = None):
     """Answer from your material with citations [来源: 章节路径|片段位置]."""
     from pipeline.ask.service import (
@@ -69,7 +70,8 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
 
     try:
         result = service.ask(question, chapter=chapter, top_k=top_k, mode=mode, use_llm=not no_llm,
-                             on_token=None if as_json or no_llm else stream, session=session, extras=extras)
+                             on_token=None if as_json or no_llm else stream, session=session, extras=extras,
+                             profile=profile)
     except SessionError as exc:
         _fail(str(exc), 2)
     except (ChapterNotFound, IndexMissing) as exc:

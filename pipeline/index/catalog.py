@@ -94,3 +94,10 @@ class Catalog:
     def all_questions(self) -> list[Chunk]:
         return [Chunk.model_validate_json(b) for (b,) in
                 self.db.execute("SELECT body FROM chunks WHERE kind='question' ORDER BY year, number")]
+
+    def chunks_in(self, chapters: list[str]) -> list[Chunk]:
+        """The chunks of the given sections (joined chapter paths), in index order."""
+        if not chapters:
+            return []
+        q = f"SELECT body FROM chunks WHERE chapter IN ({','.join('?' * len(chapters))}) ORDER BY pos"
+        return [Chunk.model_validate_json(b) for (b,) in self.db.execute(q, chapters)]
