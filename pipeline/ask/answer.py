@@ -274,7 +274,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     finally:
         timings["llm"] = round(time.perf_counter() - t_llm, 3)
     claims = checker.claims
-    checker_main(claims, checker)
+    checker.finish()
     common = dict(**base, kind=kind, key_sentences=keys, record=record, claims=claims, generated="".join(generated),
                   core_shown=shown_core)
     main = next((c for c in claims if c.main), None)
@@ -314,13 +314,3 @@ def completion(question: str, text: str, keys: list[KeySentence], vocab=None) ->
             out.append(k)
             have = now
     return out
-
-
-def checker_main(claims: list[Claim], checker: claimcheck.Checker) -> None:
-    """If no sentence could be the main claim while streaming (a choice answer naming no option),
-    the first sentence stating something beyond the question is; with none, there is no main claim
-    and the answer falls back (it only restated the question)."""
-    if not any(c.main for c in claims):
-        stating = [c for c in claims if c.reason not in ("no claim", "restates the question")]
-        if stating:
-            stating[0].main = True

@@ -10,7 +10,15 @@ A sentence is supported when all of these hold (rules and thresholds in ``claims
    and a passage says something about the same subject with that pair, the passage agrees;
 4. **entities**: when the question contrasts two things (进程和线程), what the answer says of one
    the passage does not say of the other only;
-5. **overlap**: enough of its content occurs in one passage (plus the question).
+5. **overlap**: enough of its content occurs in one passage (plus the question);
+6. **attributes** (``pipeline/ask/entities.py``): what it says of a name (开放定址法, Prim算法) the
+   passages do not say only of a sibling (拉链法, Kruskal算法), and a code means what the passages
+   map it to (变形补码: 10 is 负溢出, not 无溢出).
+
+Polarity terms inside a name (慢启动, 快速排序: ``pipeline/ask/names.py``) are no claim. A sentence
+the stream already said (or the same step again and again: ``pipeline/ask/repetition.py``) is a
+failed claim, and :attr:`Checker.runaway` tells the answer path to stop generating. :func:`check`
+runs the same :class:`Checker` the answer path streams through, so one rule picks the main claim.
 
 The small model's typical failures are exactly these: an invented number (满分100分), the opposite
 of the passage (快速排序稳定), the two compared things swapped, a wrong letter, a sentence from its
@@ -30,10 +38,13 @@ from pydantic import field_validator
 
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
-from pipeline.ask.sentences import (CITATION, PURE_FUNCTION, QUESTION_WORDS, containment, content, grams, normalise,
-                                    novelty, split_sentences, strip_citations)
+from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
+from pipeline.ask.names import NameRules, Namer, masked, namer
+from pipeline.ask.repetition import RepetitionGuard, RepetitionRules
+from pipeline.ask.sentences import (CITATION, QUESTION_WORDS, containment, content, grams, normalise, novelty,
+                                    split_sentences, strip_citations, subject_grams)
 from pipeline.models import Claim, Hit, RecordAnswer
-from pipeline.rulefiles import StrictRules, check_patterns
+from pipeline.rulefiles import PatternTimeout, StrictRules, check_patterns, compiled, one_line
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
@@ -86,12 +97,6 @@ class PolarityRules(StrictRules):
     pairs: list[PolarityPair]
 
 
-class EntityRules(StrictRules):
-    conjunctions: list[str]
-    min_predicate: float
-    clause_marks: str
-
-
 class ClaimRules(StrictRules):
     version: int
     unsupported: Literal["drop", "mark"] = "drop"
@@ -101,13 +106,18 @@ class ClaimRules(StrictRules):
     options: OptionRules
     polarity: PolarityRules
     entities: Optional[EntityRules] = None
+    names: Optional[NameRules] = None  # added after version 1: off when missing
+    repetition: RepetitionRules = RepetitionRules()  # on with its defaults when missing
 
 
 @lru_cache(maxsize=4)
 def load_rules(path: Optional[Path] = None) -> ClaimRules:
     """The claim rules from ``path`` (default: ``claims.yaml`` beside this module)."""
     p = Path(path) if path else DEFAULT_RULES_FILE
-    return ClaimRules.model_validate(yaml.safe_load(p.read_text("utf-8")))
+    try:
+        return ClaimRules.model_validate(yaml.safe_load(p.read_text("utf-8")) or {})
+    except (yaml.YAMLError, ValueError) as e:  # pydantic's ValidationError is a ValueError
+        raise ValueError(one_line(p, "claim rules", e)) from e
 
 
 # ---------------------------------------------------------------- evidence
@@ -130,6 +140,9 @@ class Evidence:
     entities: list[str] = field(default_factory=list)  # the two things the question contrasts
     clauses: list[str] = field(default_factory=list)  # passage clauses, for swaps
     hit_texts: list[str] = field(default_factory=list)  # passages as content, no whitespace (quotes)
+    namer: Optional[Namer] = None  # the names of the rules (entities, polarity)
+    rules: Optional["ClaimRules"] = None
+    _facts: Optional[Facts] = None
 
     @classmethod
     def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
@@ -141,11 +154,25 @@ class Evidence:
         ev.hit_texts = [_squash(content(h.text)) for h in hits]
         ev.question_grams = grams(question, drop_question_words=True)
         ev.units = [(normalise(line), h) for h in hits for line in re.split(r"[\n。！？]", h.text) if line.strip()]
-        ev.labels = set(re.findall(rules.options.label_pattern, normalise(question), flags=re.M))
+        ev.labels = set(compiled(rules.options.label_pattern, re.M).findall(normalise(question)))
         ev.entities = question_entities(question, rules)
         if ev.entities:
-            ev.clauses = [c for h in hits for c in _clauses(h.text, rules)]
+            ev.clauses = [c for h in hits for c in clauses(h.text, rules)]
+        ev.namer = namer(rules.names)
+        ev.rules = rules
         return ev
+
+    @property
+    def question_names(self) -> set[str]:
+        """The names the question mentions (their one spelling: ``Namer.key``)."""
+        return {self.namer.key(n) for _, _, n in self.namer.find(normalise(self.question))}
+
+    @property
+    def facts(self) -> Facts:
+        """What the passages say of each name and map each code to (built on first use)."""
+        if self._facts is None:
+            self._facts = Facts.build([h.text for h in self.hits], self.namer, self.rules)
+        return self._facts
 
     def record_letters(self) -> set[str]:
         if not self.record or not self.record.answer:
@@ -157,7 +184,7 @@ class Evidence:
 
 
 def _record_letters(text: str) -> set[str]:
-    m = re.search(r"^答案[:：]\s*([A-D](?:\s*[、,，和]\s*[A-D])*)\s*[。.]?\s*$", text, re.M)
+    m = re.search(r"^答案[:：]\s*([A-D](?:\s*[、,，和]\s*[A-D])*)\s*(?:[。.]\s*)?$", text, re.M)
     return set(re.findall(r"[A-D]", m.group(1))) if m else set()
 
 
@@ -193,7 +220,7 @@ def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[
     text = normalise(strip_citations(sentence))
     letters: set[str] = set()
     for p in rules.options.claim_patterns:
-        letters.update(re.findall(p, text, flags=re.M))
+        letters.update(compiled(p, re.M).findall(text))
     if not letters:
         return None
     allowed = ev.record_letters()
@@ -213,7 +240,8 @@ def polarity_terms(text: str, pair: PolarityPair, rules: ClaimRules) -> list[tup
     found = []
     for side, terms in (("a", pair.a), ("b", pair.b)):
         for t in terms:
-            found += [(m.start(), m.end(), side) for m in re.finditer(t, text)]
+            found += [(m.start(), m.end(), side) for m in compiled(t).finditer(text)]
+    found = masked(found, namer(rules.names).find(text, headed=False))
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
     out, last_end = [], -1
     for start, end, side in found:
@@ -221,7 +249,7 @@ def polarity_terms(text: str, pair: PolarityPair, rules: ClaimRules) -> list[tup
             continue
         last_end = end
         if text[end:end + 1] == "性":  # 稳定性：× — an attribute and its value, not a claim
-            value = re.match(r"性\s*[:：]?\s*(\S)", text[end:])
+            value = re.match(r"性\s*(?:[:：]\s*)?(\S)", text[end:])
             pol = rules.polarity
             if not value or value.group(1) not in pol.yes_values + pol.no_values:
                 continue
@@ -239,10 +267,7 @@ def _subject(text: str, start: int, prev_end: int) -> set[str]:
     return _subject_grams(text[max(prev_end, start - SUBJECT_CHARS, 0):start])
 
 
-def _subject_grams(text: str) -> set[str]:
-    """Bigrams without function characters, and Latin names (FIFO, SRAM); no numbers or formulas."""
-    return {g for g in grams(text)
-            if not re.search(r"\d", g) and not (set(g) & PURE_FUNCTION) and not (g.isascii() and len(g) < 2)}
+_subject_grams = subject_grams
 
 
 def _subject_overlap(claim: set[str], passage: set[str]) -> float:
@@ -260,7 +285,7 @@ def _weight(subj: set[str]) -> int:
 def _question_subject(question: str, pair: PolarityPair) -> set[str]:
     """The question with the pair's own terms removed ("快速排序是稳定的吗" → 快速排序)."""
     for t in pair.a + pair.b:
-        question = re.sub(t, " ", question)
+        question = compiled(t).sub(" ", question)
     return _subject_grams(QUESTION_WORDS.sub(" ", normalise(question)))
 
 
@@ -348,67 +373,6 @@ def _passage_side(subj: set[str], obj: set[str], pair: PolarityPair, ev: Evidenc
     return (sides, sample) if sides else None
 
 
-def question_entities(question: str, rules: ClaimRules) -> list[str]:
-    """The two things a question contrasts: 进程和线程…, SRAM和DRAM…, 流量控制和拥塞控制…
-    (a Chinese entity on the right is cut to the length of the one on the left)."""
-    if rules.entities is None:
-        return []
-    conj = "|".join(re.escape(c) for c in rules.entities.conjunctions)
-    cjk = rf"[^\W\dA-Za-z_{''.join(PURE_FUNCTION)}]"
-    m = re.search(rf"([A-Za-z][A-Za-z0-9+]*{cjk}{{0,4}}|{cjk}{{2,6}})\s*(?:{conj})\s*([A-Za-z0-9+]*)({cjk}*)",
-                  normalise(question))
-    if not m:
-        return []
-    left = m.group(1)
-    tail = len(re.sub(r"^[A-Za-z][A-Za-z0-9+]*", "", left))  # Chinese chars after a Latin head: B树 → 1
-    right = m.group(2) + m.group(3)[:tail] if m.group(2) else m.group(3)[: len(left)]
-    return [left, right] if left.lower() != right.lower() and len(right) >= 2 else []
-
-
-def _clauses(text: str, rules: ClaimRules) -> list[str]:
-    return [c for c in re.split(rf"[{rules.entities.clause_marks}\n]", normalise(strip_citations(text))) if c.strip()]
-
-
-def _mentions(clause: str, entities: list[str]) -> list[str]:
-    low = clause.lower()
-    return [e for e in entities if e.lower() in low]
-
-
-def _predicate(clause: str, entities: list[str]) -> set[str]:
-    for e in entities:
-        clause = re.sub(re.escape(e), " ", clause, flags=re.I)
-    return _subject_grams(clause)
-
-
-def check_entities(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
-    """A swap of the two things the question contrasts ("进程是调度的基本单位" where the passage
-    says 线程 is): for a clause of the answer naming one of them, the passage clauses saying the
-    same thing (``min_predicate`` of its other words) must name the same one."""
-    entities = ev.entities
-    if len(entities) != 2:
-        return None
-    for clause in _clauses(sentence, rules):
-        named = _mentions(clause, entities)
-        pred = _predicate(clause, entities)
-        if len(named) != 1 or len(pred) < 2:
-            continue
-        best, who = 0.0, set()
-        for unit in ev.clauses:
-            other = _mentions(unit, entities)
-            if len(other) != 1:
-                continue
-            score = containment(pred, _predicate(unit, entities))
-            if score < rules.entities.min_predicate:
-                continue
-            if score > best + 0.05:
-                best, who = score, {other[0]}
-            elif score >= best - 0.05:
-                who.add(other[0])
-        if who and named[0] not in who:
-            return f"swap: the passage says this of {'/'.join(sorted(who))}, not {named[0]}"
-    return None
-
-
 def check_overlap(sentence: str, citations: list[str], ev: Evidence,
                   rules: ClaimRules) -> tuple[Optional[str], Optional[Hit]]:
     """(reason or None, the passage that backs the sentence best)."""
@@ -450,6 +414,15 @@ def window_overlap(sentence: str, g: set[str], passage: str, question_grams: set
 
 
 def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
+    """The verdict on one sentence. A rules-file pattern that runs over its time bound fails the
+    sentence (a sentence no rule could check is not shown as supported)."""
+    try:
+        return _verdict(sentence, citations, ev, rules)
+    except PatternTimeout as exc:
+        return Claim(text=strip_citations(sentence), supported=False, reason=f"unchecked: {exc}")
+
+
+def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
     quoted = _squash(content(sentence))
     if len(quoted) >= QUOTE_CHARS:
         for h, text in zip(ev.hits, ev.hit_texts):
@@ -457,7 +430,8 @@ def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: Cla
                 return Claim(text=strip_citations(sentence), supported=True, reason="quoted", citation=h.citation)
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
     reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
-              or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap)
+              or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
+              or check_attributes(sentence, ev, rules))
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)
 
@@ -465,43 +439,34 @@ def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: Cla
 def is_filler(sentence: str, rules: ClaimRules) -> bool:
     """Headings and connectives (答案：, 综上：) that state nothing, name no option and take no side."""
     body = normalise(strip_citations(sentence))
-    if any(re.search(p, body, flags=re.M) for p in rules.options.claim_patterns):
+    if names_option(body, rules):
         return False
     if any(polarity_terms(body, pair, rules) for pair in rules.polarity.pairs if not pair.only_alone):
         return False
     return len(grams(body)) < 2 and not re.search(r"\d", body)
 
 
+def names_option(text: str, rules: ClaimRules) -> bool:
+    """Does ``text`` name an option letter (选C, 答案是B)?"""
+    text = normalise(text)
+    return any(compiled(p, re.M).search(text) for p in rules.options.claim_patterns)
+
+
 def check(answer_text: str, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
           rules: Optional[ClaimRules] = None, kind: Optional[str] = None) -> list[Claim]:
-    """One :class:`Claim` per sentence of ``answer_text``; the first sentence that states something
-    (for a choice question: the first naming an option, if any) is the main claim."""
-    rules = rules or load_rules()
-    ev = Evidence.build(hits, question, rules, record)
-    claims = []
+    """One :class:`Claim` per sentence of ``answer_text``, by the :class:`Checker` the answer path
+    streams through, so what is tested and evaluated is what a student gets (issue 20)."""
+    checker = Checker(hits, question, record=record, rules=rules, kind=kind)
     for sentence, cites in answer_sentences(answer_text):
-        if is_filler(sentence, rules):
-            claims.append(Claim(text=strip_citations(sentence), supported=True, reason="no claim"))
-            continue
-        claims.append(check_sentence(sentence, cites, ev, rules))
-    mark_main(claims, rules, kind, question)
-    return claims
-
-
-def mark_main(claims: list[Claim], rules: ClaimRules, kind: Optional[str], question: str = "") -> None:
-    stating = [c for c in claims if c.reason != "no claim"]
-    if question:
-        stating = [c for c in stating if novelty(c.text, question) >= MIN_NOVELTY] or stating
-    if kind == "choice":
-        named = [c for c in stating if any(re.search(p, normalise(c.text), flags=re.M)
-                                           for p in rules.options.claim_patterns)]
-        stating = named or stating
-    if stating:
-        stating[0].main = True
+        checker.add(sentence, cites)
+    checker.finish()
+    return checker.claims
 
 
 class Checker:
-    """Checks an answer sentence by sentence as it streams (same verdicts as :func:`check`)."""
+    """Checks an answer sentence by sentence as it streams, and decides which sentence is the main
+    claim: the first that states something beyond the question (for a choice question: the first
+    naming an option); a supported sentence that only restates the question is marked so."""
 
     def __init__(self, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
                  rules: Optional[ClaimRules] = None, kind: Optional[str] = None):
@@ -509,9 +474,23 @@ class Checker:
         self.ev = Evidence.build(hits, question, self.rules, record)
         self.kind = kind
         self.claims: list[Claim] = []
+        self.guard = RepetitionGuard(self.rules.repetition)
+
+    @property
+    def runaway(self) -> Optional[str]:
+        """Why the stream is looping (the first loop found), or None: stop generating at once."""
+        return self.guard.reason
+
+    def partial(self, pending: str) -> Optional[str]:
+        """Why the unfinished rest of the stream (after the last finished sentence) is a loop, or
+        None; cheap enough to call on every token."""
+        return self.guard.partial(pending)
 
     def add(self, sentence: str, citations: list[str]) -> Claim:
-        if is_filler(sentence, self.rules):
+        looping = self.guard.sentence(sentence)
+        if looping:
+            claim = Claim(text=strip_citations(sentence), supported=False, reason=f"runaway: {looping}")
+        elif is_filler(sentence, self.rules):
             claim = Claim(text=strip_citations(sentence), supported=True, reason="no claim")
         else:
             claim = check_sentence(sentence, citations, self.ev, self.rules)
@@ -522,9 +501,18 @@ class Checker:
         self.claims.append(claim)
         return claim
 
+    def finish(self) -> Optional[Claim]:
+        """The main claim, once the answer is complete. If no sentence could be it while streaming
+        (a choice answer naming no option), the first stating something beyond the question is;
+        with none, there is no main claim (the answer only restated the question)."""
+        main = next((c for c in self.claims if c.main), None)
+        if main is None:
+            main = next((c for c in self.claims if c.reason not in ("no claim", "restates the question")), None)
+            if main is not None:
+                main.main = True
+        return main
+
     def _can_be_main(self, claim: Claim) -> bool:
         if novelty(claim.text, self.ev.question) < MIN_NOVELTY:
             return False  # "B树和B+树查找方式不同。" says nothing the question did not
-        if self.kind != "choice":
-            return True
-        return any(re.search(p, normalise(claim.text), flags=re.M) for p in self.rules.options.claim_patterns)
+        return self.kind != "choice" or names_option(claim.text, self.rules)

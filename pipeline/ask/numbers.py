@@ -13,16 +13,19 @@ the rules (patterns, units, tolerance) come from ``claims.yaml`` through :class:
 
 from __future__ import annotations
 
-import ast
-import operator
+import logging
 import re
 from itertools import product
 from typing import Optional
 
 from pydantic import field_validator
 
+from pipeline.ask.arithmetic import EQUALS, OPERATORS, computations, evaluate
 from pipeline.ask.sentences import PURE_FUNCTION, grams, normalise, strip_citations
-from pipeline.rulefiles import StrictRules, check_patterns
+from pipeline.rulefiles import StrictRules, check_patterns, compiled
+
+__all__ = ["NumberRules", "check_numbers", "check_comparisons", "evaluate", "occurrences"]
+log = logging.getLogger(__name__)
 
 NUMBER_CONTEXT = 12  # chars each side of a number (within its sentence) that say what it is a number of
 _UNIT_GRAMS = {"字节", "个字", "比特", "毫秒", "微秒", "纳秒", "分钟", "小时", "千赫", "兆赫", "赫兹"}
@@ -35,27 +38,62 @@ class NumberRules(StrictRules):
     units: list[list[str]]
     arithmetic: bool = True
     tolerance: float = 0.01
-    expression: str
+    equals: str = EQUALS  # marks between an expression and its result (pipeline/ask/arithmetic.py)
+    expression: Optional[str] = None  # no longer read: arithmetic is parsed, not matched (issue 20)
     # "A比B…少N": groups `other` (B and what is compared) and `num`, optional `times` (倍)
     comparison: Optional[str] = None
 
-    @field_validator("pattern", "enumerators", "expression", "comparison")
+    @field_validator("pattern", "enumerators", "comparison")
     @classmethod
     def _re(cls, v: Optional[str]) -> Optional[str]:
         return check_patterns([v])[0] if v is not None else v
 
+    @field_validator("equals")
+    @classmethod
+    def _equals(cls, v: str) -> str:
+        bad = [c for c in v if c.isdecimal() or c.isspace() or c == "." or c in OPERATORS]
+        if not v or bad:
+            raise ValueError(f"equals {v!r}: needs marks that are no digit, space, dot or operator")
+        return v
 
-def unit_groups(nr: NumberRules) -> list[tuple[str, int]]:
-    """(alias, group index), longest alias first, so KB wins over B."""
+    @field_validator("expression")
+    @classmethod
+    def _old(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None:
+            log.warning("claim rules: numbers.expression is no longer used (arithmetic is parsed); remove it")
+        return v
+
+
+class Aliases(list):
+    """(alias, group index) pairs, longest alias first, with an index by first character."""
+
+    def __init__(self, pairs):
+        super().__init__(pairs)
+        self.by_first: dict[str, list[tuple[str, int]]] = {}
+        for alias, group in self:
+            self.by_first.setdefault(alias[:1], []).append((alias, group))
+
+
+_ALIASES: dict[int, tuple[object, Aliases]] = {}
+
+
+def unit_groups(nr: NumberRules) -> Aliases:
+    """(alias, group index), longest alias first, so KB wins over B (built once per rules)."""
+    kept = _ALIASES.get(id(nr.units))
+    if kept is not None and kept[0] is nr.units:
+        return kept[1]
     pairs = [(alias, i) for i, group in enumerate(nr.units) for alias in group]
-    return sorted(pairs, key=lambda p: -len(p[0]))
+    aliases = Aliases(sorted(pairs, key=lambda p: -len(p[0])))
+    _ALIASES[id(nr.units)] = (nr.units, aliases)
+    return aliases
 
 
 def unit_after(text: str, pos: int, aliases: list[tuple[str, int]]) -> Optional[int]:
     rest = text[pos:pos + 12].lstrip()
     if rest.startswith("个") and unit_after(rest, 1, aliases) is not None:
         return unit_after(rest, 1, aliases)  # 8个字节 is 8 字节
-    for alias, group in aliases:
+    candidates = aliases.by_first.get(rest[:1], ()) if isinstance(aliases, Aliases) else aliases
+    for alias, group in candidates:
         if rest.startswith(alias):
             nxt = rest[len(alias):len(alias) + 1]
             if alias.isascii() and alias[-1:].isalpha() and nxt.isascii() and nxt.isalpha():
@@ -79,36 +117,6 @@ def occurrences(num: str, hay: str) -> list[int]:
     return [m.end() for m in pat.finditer(hay)]
 
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-        ast.Pow: operator.pow, ast.USub: operator.neg}
-
-
-def evaluate(expr: str) -> Optional[float]:
-    """Value of a small arithmetic expression (+ − × ÷ ^ and parentheses), None if not one."""
-    expr = expr.replace("×", "*").replace("÷", "/").replace("^", "**").replace("（", "(").replace("）", ")")
-    try:
-        node = ast.parse(expr.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-
-    def ev(n):
-        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
-            return float(n.value)
-        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
-            left, right = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.Pow) and abs(right) > 64:
-                raise ValueError
-            return _OPS[type(n.op)](left, right)
-        if isinstance(n, ast.UnaryOp) and type(n.op) in _OPS:
-            return _OPS[type(n.op)](ev(n.operand))
-        raise ValueError
-
-    try:
-        return ev(node)
-    except (ValueError, ZeroDivisionError, OverflowError):
-        return None
-
-
 def _words(text: str) -> set[str]:
     """Content words of a phrase: Latin words whole, CJK bigrams without function characters (a
     lone character, such as the pronoun 它, names nothing)."""
@@ -116,6 +124,7 @@ def _words(text: str) -> set[str]:
             and g not in _UNIT_GRAMS and (len(g) >= 2 or g.isascii())}
 
 
+_OPERAND = re.compile(r"\d+(?:\.\d+)?")
 _CLAUSE_END = re.compile(r"[，,；;。！？!?、\n]|\s-\s")
 _NUMBER_TOKEN = re.compile(r"\d+(?:\.\d+)?[A-Za-z%]*")
 
@@ -132,7 +141,7 @@ def said_of(text: str, start: int, end: int) -> set[str]:
 def _said_of(words: set[str], text: str, nr: NumberRules, aliases) -> list[tuple[float, Optional[int]]]:
     """(value, unit group) of every number in ``text`` said of one of ``words``."""
     out = []
-    for m in re.finditer(nr.pattern, text):
+    for m in compiled(nr.pattern).finditer(text):
         if words & said_of(text, m.start(), m.end()):
             out.append((float(m.group(1)), unit_after(text, m.end(), aliases)))
     return out
@@ -154,7 +163,8 @@ def check_comparisons(text: str, material: str, nr: NumberRules) -> tuple[set[st
         return set(), None
     aliases = unit_groups(nr)
     verified: set[str] = set()
-    for m in re.finditer(nr.comparison, text):
+    comparison = compiled(nr.comparison)
+    for m in comparison.finditer(text):
         num, times = m.group("num"), bool(m.group("times"))
         clause_start = max(text.rfind(ch, 0, m.start()) for ch in _PUNCT) + 1
         # "UDP比TCP的首部少…": the things are UDP and TCP; 首部, what is compared, tells nothing apart
@@ -163,7 +173,7 @@ def check_comparisons(text: str, material: str, nr: NumberRules) -> tuple[set[st
         if not a_only or not b_only:
             continue  # "它比…": the thing compared is not named; the plain number rule applies
         unit = unit_after(text, m.end("num"), aliases)
-        stated = [s for s in re.finditer(nr.comparison, material) if s.group("num") == num]
+        stated = [s for s in comparison.finditer(material) if s.group("num") == num]
         if any((a_only | b_only) & _words(material[max(0, s.start() - NUMBER_CONTEXT):s.end()]) for s in stated):
             verified.add(num)
             continue
@@ -194,20 +204,20 @@ def check_numbers(sentence: str, hay: str, q_hay: str, nr: NumberRules, material
     """None when every number of ``sentence`` is backed by ``hay`` (passages + question, whitespace
     removed) or, failing that, the question alone (``q_hay``); else the reason. ``material`` is
     ``hay`` with its whitespace, for comparisons (:func:`check_comparisons`)."""
-    text = re.sub(nr.enumerators, "", normalise(strip_citations(sentence)), flags=re.M)
+    text = compiled(nr.enumerators, re.M).sub("", normalise(strip_citations(sentence)))
     text = re.sub(r"(?<=\d) +(?=\d{3}(?!\d))", "", text)  # 125 000 → 125000, as in the passages
     aliases = unit_groups(nr)
     computed, failed = check_comparisons(text, material or hay, nr)
     if failed:
         return failed
     if nr.arithmetic:
-        for m in re.finditer(nr.expression, text):
-            value, operands = evaluate(m.group(1)), re.findall(r"\d+(?:\.\d+)?", m.group(1))
-            result = float(m.group(2))
-            if (value is not None and len(operands) >= 2 and abs(value - result) <= nr.tolerance * max(1.0, abs(result))
+        for expr, result in computations(text, nr.equals):
+            value, operands = evaluate(expr), _OPERAND.findall(expr)
+            if (value is not None and len(operands) >= 2
+                    and abs(value - float(result)) <= nr.tolerance * max(1.0, abs(float(result)))
                     and all(occurrences(o, hay) for o in operands)):
-                computed.add(m.group(2))
-    for m in re.finditer(nr.pattern, text):
+                computed.add(result)
+    for m in compiled(nr.pattern).finditer(text):
         num = m.group(1)
         if num in computed:
             continue

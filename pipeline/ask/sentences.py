@@ -75,6 +75,16 @@ def grams(text: str, drop_question_words: bool = False) -> frozenset[str]:
     return frozenset(out)
 
 
+def subject_grams(text: str) -> set[str]:
+    """Bigrams without function characters, and Latin names (FIFO, SRAM); no numbers or formulas:
+    the words that say what a text is about."""
+    return {g for g in grams(text)
+            if not _DIGIT.search(g) and not (set(g) & PURE_FUNCTION) and not (g.isascii() and len(g) < 2)}
+
+
+_DIGIT = re.compile(r"\d")
+
+
 def containment(needle: set[str], hay: set[str]) -> float:
     """Share of ``needle`` found in ``hay`` (0 when needle is empty)."""
     return len(needle & hay) / len(needle) if needle else 0.0

@@ -20,7 +20,7 @@ from pydantic import field_validator
 from pipeline.clean.rules import DEFAULT_RULES
 from pipeline.clean.rules.base import Work
 from pipeline.models import CleanDoc, ErrorItem, ParsedDoc, Question, Status
-from pipeline.rulefiles import StrictRules, check_patterns
+from pipeline.rulefiles import StrictRules, check_patterns, one_line
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules.yaml")
 NEVER = "(?!)"  # a pattern that matches nothing: the default of keys added after a user copied the rules
@@ -115,7 +115,7 @@ def load_rules(path: Optional[Path] = None) -> Rules:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         return Rules.model_validate(data or {})
     except (yaml.YAMLError, ValueError) as e:  # pydantic's ValidationError is a ValueError
-        raise ValueError(f"{path}: invalid clean rules: {e}") from e
+        raise ValueError(one_line(path, "clean rules", e)) from e
 
 
 def rules_hash(rules: Rules) -> str:

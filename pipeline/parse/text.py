@@ -9,7 +9,7 @@ from pipeline.models import Block
 from pipeline.parse.headings import clean_heading, exam_section, numbering
 from pipeline.parse.errors import ParseError
 
-_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*+#*+\s*$")  # possessive tail: no cubic backtracking
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 

@@ -34,7 +34,7 @@ def test_golden(case):
 
 def test_golden_set_covers_each_rule_both_ways():
     reasons = {c.get("reason") for c in GOLDEN["cases"] if not c["supported"]}
-    assert {"polarity", "number", "option", "unit", "overlap"} <= reasons
+    assert {"polarity", "number", "option", "unit", "overlap", "swap", "code 10", "runaway"} <= reasons
     assert sum(c["supported"] for c in GOLDEN["cases"]) >= 8
 
 
@@ -67,6 +67,66 @@ def test_streaming_checker_agrees_with_check():
     streamed = [checker.add(s, cites) for s, cites in answer_sentences(case["answer"])]
     assert [c.supported for c in streamed] == [c.supported for c in check(case["answer"], hits, case["question"])]
     assert streamed[0].main
+
+
+def test_check_is_the_streaming_checker():
+    """One main-claim rule (issue 20): check() gives what the answer path's Checker gives, so a
+    sentence that only restates the question is no main claim for the golden tests either."""
+    hits = [make_hit(1, "B树的叶结点不含关键字信息以外的链接；B+树的叶结点用指针连成一个有序链表，支持顺序查找。")]
+    question = "B树和B+树查找方式有什么不同？"
+    answer = "B树和B+树查找方式不同。B+树的叶结点用指针连成有序链表，支持顺序查找。"
+    claims = check(answer, hits, question)
+    checker = Checker(hits, question)
+    for s, cites in answer_sentences(answer):
+        checker.add(s, cites)
+    checker.finish()
+    assert [(c.supported, c.main, c.reason) for c in claims] == [(c.supported, c.main, c.reason) for c in checker.claims]
+    assert claims[0].reason == "restates the question" and not claims[0].main and claims[1].main
+
+
+def test_an_answer_that_only_restates_the_question_has_no_main_claim():
+    hits = [make_hit(1, "B树和B+树查找方式不同，B+树支持顺序查找。")]
+    claims = check("B树和B+树查找方式不同。", hits, "B树和B+树查找方式有什么不同？")
+    assert not any(c.main for c in claims)  # the answer path then falls back to the grounded core
+
+
+def test_a_repeated_sentence_stops_the_stream():
+    hits = [make_hit(1, "顺序查找的平均查找长度为(n+1)/2。")]
+    checker = Checker(hits, "顺序查找的平均查找长度是多少")
+    first = checker.add("顺序查找的平均查找长度为(n+1)/2。", [])
+    assert first.supported and checker.runaway is None
+    again = checker.add("顺序查找的平均查找长度为(n+1)/2。", [])
+    assert not again.supported and again.reason.startswith("runaway") and checker.runaway
+
+
+def test_a_loop_without_a_sentence_end_is_seen_in_the_pending_text():
+    checker = Checker([make_hit(1, "平均查找长度为3.5。")], "平均查找长度是多少")
+    assert checker.partial("平均查找长度 = (1 + 2 + 3 + 4 + 5 + 6) / 6 = 3.5 ") is None
+    assert checker.partial("平均查找长度 = (1 + 2 + 3 + 4 + 5 + 6) / 6 = 3.5 " * 3)
+    assert checker.runaway
+
+
+def test_rules_file_errors_are_one_line_naming_file_key_and_cause(tmp_path):
+    raw = yaml.safe_load(Path("pipeline/ask/claims.yaml").read_text("utf-8"))
+    raw["polarity"]["pairs"].append({"name": "坏", "a": ["(\\d+)+x"], "b": ["不"]})
+    bad = tmp_path / "claims.yaml"
+    bad.write_text(yaml.safe_dump(raw, allow_unicode=True), "utf-8")
+    with pytest.raises(ValueError) as exc:
+        load_rules(bad)
+    msg = str(exc.value)
+    assert "\n" not in msg and str(bad) in msg and "polarity.pairs" in msg and "run away" in msg
+
+
+def test_a_claims_file_from_before_names_still_loads(tmp_path):
+    raw = yaml.safe_load(Path("pipeline/ask/claims.yaml").read_text("utf-8"))
+    for key in ("names", "repetition"):
+        raw.pop(key)
+    raw["numbers"].pop("equals")
+    raw["numbers"]["expression"] = "(\\d+)=(\\d+)"  # the old key: ignored now, not an error
+    old = tmp_path / "claims.yaml"
+    old.write_text(yaml.safe_dump(raw, allow_unicode=True), "utf-8")
+    rules = load_rules(old)
+    assert rules.names is None and rules.repetition.min_chars == 6
 
 
 def test_rules_file_is_validated(tmp_path):

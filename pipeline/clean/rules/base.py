@@ -7,14 +7,13 @@ them into ``work.questions`` and ``work.sections``.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from pipeline.models import Block, ParsedDoc, Question, Section, Table
+from pipeline.rulefiles import Pattern, compiled
 
 if TYPE_CHECKING:
     from pipeline.clean.core import Rules
@@ -83,10 +82,10 @@ class Work:
         return max(len(self.parsed.pages), len(pages))
 
 
-@lru_cache(maxsize=1024)
-def rx(pattern: str) -> re.Pattern:
-    """Compiled pattern (cached)."""
-    return re.compile(pattern)
+def rx(pattern: str) -> Pattern:
+    """The rules-file pattern compiled to run under a time bound (``pipeline.rulefiles``): a
+    runaway pattern is an error for its document, not a stage that never ends."""
+    return compiled(pattern)
 
 
 def full_match(patterns: Iterable[str], line: str) -> bool:
