@@ -81,7 +81,8 @@ def test_an_image_file_and_a_pdf_parsed_on_the_cluster_equal_the_local_parse(tmp
     verdict task's): a scanned page as a PNG file, and the scanned PDF, against the in-process parse."""
     import pymupdf
 
-    from pipeline.parse.stage import OcrRunner, parse_file
+    from pipeline.parse.formats import parse_file
+    from pipeline.parse.ocr_runner import OcrRunner
     from pipeline.settings import Settings
 
     scan = ROOT / "data" / "raw" / "2024年计算机专业基础综合模拟卷_扫描版.pdf"
