@@ -1,7 +1,7 @@
 """Ingest benchmark: wall time and peak memory of a full ingest into a fresh data dir, split by stage.
 
-    .venv/bin/python bench/bench_ingest.py                 # the eval corpus (~10 min on 2 busy cores)
-    .venv/bin/python bench/bench_ingest.py --raw data/raw  # the shipped sample (~30 s)
+    .venv/bin/python -m bench ingest                 # the eval corpus (~10 min on 2 busy cores)
+    .venv/bin/python -m bench ingest --raw data/raw  # the shipped sample (~30 s)
 
 The stages run through the Python API exactly as ``cli.py ingest`` runs them (``_run_stages``:
 discover → parse → clean → enrich → index, one process), under ``/usr/bin/time -v``. Per stage we
@@ -22,8 +22,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 
 class Acc:
@@ -203,7 +202,7 @@ def main() -> None:
     out = data_dir.parent / f"{data_dir.name}.inner.json"
     info = C.machine()
     print(f"ingest {args.raw} → {data_dir} (fresh); load average {info['loadavg_at_start']}", flush=True)
-    run = C.time_v([C.PY, "bench/bench_ingest.py", "--inner", args.raw, str(data_dir), str(out)])
+    run = C.time_v([C.PY, "-m", "bench.ingest", "--inner", args.raw, str(data_dir), str(out)])
     if run["rc"] != 0:
         print(run["stdout"][-3000:], run["stderr"][-3000:], sep="\n")
         raise SystemExit(f"ingest failed (rc {run['rc']})")
@@ -225,7 +224,7 @@ def main() -> None:
     data = {"machine": info, "raw": args.raw, "summary": summary, "stages": res["stages"],
             "rss_peak_mb_tree": res["rss_peak_mb"], "index_parts": parts, "settings": res["settings"],
             "import_s": res["import_s"], "per_doc": res["per_doc"],
-            "command": "python bench/bench_ingest.py" + ("" if args.raw == str(C.CORPUS) else f" --raw {args.raw}")}
+            "command": "python -m bench ingest" + ("" if args.raw == str(C.CORPUS) else f" --raw {args.raw}")}
     rows = [[name, st["wall_s"], st.get("report_seconds", ""), res["rss_peak_mb"].get(name, ""),
              f"{100 * st['wall_s'] / run['wall_s']:.0f}%"] for name, st in res["stages"].items()]
     rows.append(["total (time -v)", run["wall_s"], "", f"{run['max_rss_mb']} (largest process)", "100%"])
