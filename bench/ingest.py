@@ -68,7 +68,7 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
         manifest = store.load_manifest()
         sampler.mark("discover")
         t0 = time.monotonic()
-        from pipeline.parse.stage import discover
+        from pipeline.parse.discover import discover
 
         doc_ids, problems = discover(raw, store, manifest)
         store.save_manifest(manifest)
@@ -83,7 +83,7 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
             # time each document's work function
             orig_run_docs = mod.run_docs
 
-            def run_docs(store_, manifest_, stage_, ids, work, _orig=orig_run_docs, _stage=stage, **kw):
+            def run_docs(store_, manifest_, stage_, ids, work, *args, _orig=orig_run_docs, _stage=stage, **kw):
                 def timed_work(entry):
                     w0 = time.perf_counter()
                     try:
@@ -91,7 +91,7 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
                     finally:
                         per_doc[entry.doc_id][_stage] = time.perf_counter() - w0
                 t = time.perf_counter()
-                rep = _orig(store_, manifest_, stage_, ids, timed_work, **kw)
+                rep = _orig(store_, manifest_, stage_, ids, timed_work, *args, **kw)
                 acc.s[f"{_stage}.run_docs"] += time.perf_counter() - t
                 return rep
 
@@ -116,8 +116,11 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
     result["total_wall_s"] = round(time.monotonic() - t_start, 3)
     result["rss_peak_mb"] = sampler.stop()
     result["per_doc"] = {d: {k: round(v, 3) for k, v in t.items()} for d, t in per_doc.items()}
-    result["settings"] = {k: str(getattr(s, k)) for k in ("ocr_engine", "ocr_workers", "ocr_dpi", "embed_model",
-                                                            "enrich_backend", "chunk_size", "chunk_overlap")}
+    from pipeline.settings import FLAT_KEYS  # flat key → (group, field): settings are nested by group
+
+    result["settings"] = {k: str(getattr(getattr(s, FLAT_KEYS[k][0]) if FLAT_KEYS[k][0] else s, FLAT_KEYS[k][1]))
+                          for k in ("ocr_engine", "ocr_workers", "ocr_dpi", "embed_model", "enrich_backend",
+                                    "chunk_size", "chunk_overlap")}
     out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
 
 

@@ -206,7 +206,7 @@ def _scan_pdf(corpus: Path, tmp: Path) -> Path:
 def bench_ocr(corpus: Path, tmp: Path) -> dict:
     import pymupdf
 
-    from pipeline.parse.stage import OcrRunner
+    from pipeline.parse.ocr_runner import OcrRunner
     from pipeline.settings import Settings
 
     path = _scan_pdf(corpus, tmp)
