@@ -151,7 +151,7 @@ def test_a_missing_or_malformed_cluster_address_is_one_line(address, message):
 def test_the_local_executor_runs_inline_with_one_worker():
     ex = LocalExecutor(1)
     fut = ex.submit(divmod, 7, 2)
-    assert fut.done() and fut.result() == (3, 1)
+    assert fut.done() and fut.result(timeout=0) == (3, 1)
     bad = ex.submit(divmod, 1, 0)
     assert isinstance(bad.exception(), ZeroDivisionError)
 
