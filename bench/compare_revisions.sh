@@ -5,6 +5,7 @@
 # `chapters`, `questions`, the status counts, and every parsed artifact after a canonical dump.
 #
 #   bash bench/compare_revisions.sh REV_BEFORE REV_AFTER [OUT_DIR]      (~6 min per revision)
+#   EVAL_DIR=DIR sets the eval set (corpus/ + dev.jsonl; default: shared/eval beside the checkout).
 #   EXTRA_FILES="REV:PATH …" adds files from another revision to both worktrees (a commit that forgot a
 #   file: 1bcdd6e imports pipeline/text/lines.py, which only 030e40a added).
 #
@@ -12,8 +13,11 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="$ROOT/.venv/bin/python"
-CORPUS="$(cd "$ROOT/../shared/eval/corpus" && pwd)"
-DEV="$(cd "$ROOT/../shared/eval" && pwd)/dev.jsonl"
+# the eval set: $EVAL_DIR, else shared/eval next to the checkout (../shared, or ../../shared from a worktree)
+for EVAL in "${EVAL_DIR:-}" "$ROOT/../shared/eval" "$ROOT/../../shared/eval"; do [[ -n "$EVAL" && -d "$EVAL/corpus" ]] && break; done
+[[ -d "$EVAL/corpus" ]] || { echo "no eval corpus: set EVAL_DIR to the folder holding corpus/ and dev.jsonl" >&2; exit 2; }
+CORPUS="$(cd "$EVAL/corpus" && pwd)"
+DEV="$(cd "$EVAL" && pwd)/dev.jsonl"
 OUT="${3:-/tmp/compare}"
 QUESTIONS=("折半查找的时间复杂度是多少？" "B树和B+树的区别是什么" "2024年第41题" "银行家算法" "TCP三次握手" "2022年世界杯冠军是哪个国家")
 export EXAMRAG_LLM_BACKEND=none

@@ -1,7 +1,7 @@
 """Profile the slowest ingest stage with py-spy (sampling, worker processes included).
 
-    .venv/bin/python bench/profile_ingest.py                 # the slowest stage in results/ingest.json
-    .venv/bin/python bench/profile_ingest.py --stage index   # or parse | clean | enrich | index
+    .venv/bin/python -m bench profile_ingest                 # the slowest stage in results/ingest.json
+    .venv/bin/python -m bench profile_ingest --stage index   # or parse | clean | enrich | index
 
 parse: ingests, into a fresh data dir, a subset of the corpus PDFs (symlinked into a temporary raw dir):
 OCR'd PDFs, slowest per page first, up to ``--ocr-pages`` OCR pages, plus the fastest OCR'd PDF and the
@@ -22,8 +22,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 PYSPY = str(Path(C.PY).parent / "py-spy")
 
@@ -148,7 +147,7 @@ def main() -> None:
     (C.RESULTS / f"profile_{stage}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     _flamegraph(raw_out, svg)
-    C.save(f"profile_{stage}", {"machine": info, "stage": stage, "command": "python bench/profile_ingest.py --stage " + stage,
+    C.save(f"profile_{stage}", {"machine": info, "stage": stage, "command": "python -m bench profile_ingest --stage " + stage,
                                 "profiled": cmd, "files": files, "wall_s": round(wall, 1), **summary})
 
 

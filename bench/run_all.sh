@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every benchmark in order; each prints its tables and writes bench/results/<name>.json.
 # A full run takes ~60-80 min on 2 busy cores (ingest ~10 min, query ~30 min the first time,
-# quality ~5 min, fusion ~6 min, scaling ~20 min; the LLM enrichment ablation, bench_enrich.py, ~50 min,
+# quality ~5 min, fusion ~6 min, scaling ~20 min; the LLM enrichment ablation, bench/enrich.py, ~50 min,
 # runs on its own: make bench-enrich); the synthetic data dirs under $BENCH_WORK (/tmp/examrag_bench)
 # are reused by later runs. Benchmarks are not tests: nothing asserts a time.
 #
@@ -12,12 +12,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY="${PY:-.venv/bin/python}"
 "$PY" -m pip install -q -r requirements/bench.txt
 if [[ "${1:-}" != "--no-ingest" ]]; then
-  "$PY" bench/bench_ingest.py
-  "$PY" bench/profile_ingest.py
+  "$PY" -m bench ingest
+  "$PY" -m bench profile_ingest
 fi
-"$PY" bench/bench_quality.py
-"$PY" bench/bench_fusion.py --e5
-"$PY" bench/bench_query.py
-"$PY" bench/bench_scaling.py
-"$PY" bench/bench_cold_cuts.py
-"$PY" bench/write_benchmarks.py
+"$PY" -m bench quality
+"$PY" -m bench fusion --e5
+"$PY" -m bench query
+"$PY" -m bench scaling
+"$PY" -m bench prototypes.cold_cuts
+"$PY" -m bench reports.benchmarks_md

@@ -1,7 +1,7 @@
 """Where parse work runs: a local process pool (default) or a Dask distributed cluster.
 
 An executor runs module-level functions as tasks and hands back futures; it knows nothing of PDFs or
-OCR (the tasks live in ``pipeline.parse.tasks``, the dispatch in ``pipeline.parse.stage.OcrRunner``).
+OCR (the tasks live in ``pipeline.parse.tasks``, the dispatch in ``pipeline.parse.ocr_runner.OcrRunner``).
 
 ``make_executor(settings)`` picks one from ``EXAMRAG_EXECUTOR``:
 
@@ -24,6 +24,7 @@ Why Dask and not Ray: measured on this machine, see docs/deploy.md ("Choosing th
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures as cf
 import re
 import threading
@@ -44,6 +45,9 @@ class Executor(Protocol):
     kind: str
     address: str
     remote: bool  # tasks may run where this machine's files are not readable
+    # what a future raises when the executor lost the task (a dead worker, a closed connection, a
+    # cancelled future) rather than the task failing: a caller retries those, never the task's own errors
+    lost: tuple[type[BaseException], ...]
 
     def slots(self) -> int:
         """Tasks that can run at once (the in-flight bound of the dispatcher)."""
@@ -61,6 +65,9 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+LOST_FUTURE: tuple[type[BaseException], ...] = (cf.CancelledError, asyncio.CancelledError)  # any executor's
+
+
 class LocalExecutor:
     """A spawned process pool of ``processes`` workers, or inline execution when ``processes`` is 1.
 
@@ -70,6 +77,7 @@ class LocalExecutor:
     kind = "local"
     address = "local"
     remote = False
+    lost: tuple[type[BaseException], ...] = LOST_FUTURE
 
     def __init__(self, processes: int, initializer: Optional[Callable] = None, initargs: tuple = ()):
         self.processes = processes
@@ -112,6 +120,16 @@ class LocalExecutor:
             self._pool = None
 
 
+def _dask_lost() -> tuple[type[BaseException], ...]:
+    """Dask's own "the cluster, not the task, failed": a task that killed ``allowed-failures`` + 1
+    workers (KilledWorker), a connection to a worker or the scheduler that closed (CommClosedError);
+    a cancelled future (FutureCancelledError) is a ``cf.CancelledError``."""
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    return (*LOST_FUTURE, KilledWorker, CommClosedError)
+
+
 def _blob(data: bytes) -> bytes:
     """The task whose spec holds a document's bytes (see :meth:`DaskExecutor.share`)."""
     return data
@@ -151,6 +169,7 @@ class DaskExecutor:
                                f"after {connect_timeout:g}s: start some with `dask worker {address}`") from None
         self._slots = 0
         self._slots_at = 0.0
+        self.lost = _dask_lost()
 
     def slots(self) -> int:
         """Worker threads in the cluster, refreshed at most every 5 s (workers come and go)."""

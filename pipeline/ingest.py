@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from pipeline.models import StageReport
-from pipeline.parse.stage import discover
+from pipeline.parse.discover import discover
 from pipeline.settings import Settings
 from pipeline.stages import STAGES, get as get_stage
 from pipeline.store import Manifest, Store

@@ -3,20 +3,33 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 SCHEMA_VERSION = 1
 PATH_SEP = " › "
 
 
-class Status(str, Enum):
+class Status(StrEnum):
+    """How one document went in one stage (a StrEnum: prints and compares as its value, ``"success"``)."""
+
     SUCCESS = "success"
     PARTIAL = "partial"
     FAILED = "failed"
     SKIPPED = "skipped"
+
+
+class InputFormat(StrEnum):
+    """What kind of file a document was read from (``ParsedDoc.format``); pipeline/parse/formats.py
+    maps file suffixes to it and picks the reader."""
+
+    PDF = "pdf"
+    IMAGE = "image"
+    MARKDOWN = "md"
+    TEXT = "txt"
+    OFFICE = "office"  # docx/pptx/xlsx/html/epub, through MarkItDown
 
 
 class ErrorItem(BaseModel):
@@ -78,19 +91,39 @@ class Block(BaseModel):
 
 
 DocKind = Literal["textbook", "paper", "note"]
+_CLOSING = ("status", "errors")  # where StageArtifact's own fields stand in every artifact on disk
 
 
-class ParsedDoc(BaseModel):
+class StageArtifact(BaseModel):
+    """What every per-document stage artifact carries: which document (id and the path it was read
+    from), the schema it is written in, and how its stage went (the runner reads ``status`` and
+    ``errors`` back, and never records success while errors are listed).
+
+    On disk ``status`` and ``errors`` close the object, after the stage's own fields, as they did
+    before this base existed: the artifacts stay byte for byte what they were, and so do the
+    downstream input hashes computed from them."""
+
     schema_version: int = SCHEMA_VERSION
     doc_id: str
     source: str  # path as given to ingest
-    format: str  # pdf, image, md, txt, office
+    status: Status = Status.SUCCESS
+    errors: list[ErrorItem] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _status_last(self, handler: SerializerFunctionWrapHandler) -> dict:
+        data = handler(self)
+        for key in _CLOSING:
+            if key in data:
+                data[key] = data.pop(key)
+        return data
+
+
+class ParsedDoc(StageArtifact):
+    format: InputFormat
     kind: DocKind = "note"
     title: str = ""
     pages: list[PageInfo] = Field(default_factory=list)
     blocks: list[Block] = Field(default_factory=list)
-    status: Status = Status.SUCCESS
-    errors: list[ErrorItem] = Field(default_factory=list)
 
 
 class Section(BaseModel):
@@ -130,17 +163,12 @@ class Question(BaseModel):
     sources: list[QuestionSource] = Field(default_factory=list)  # documents it was read from (see clean.merge)
 
 
-class CleanDoc(BaseModel):
-    schema_version: int = SCHEMA_VERSION
-    doc_id: str
-    source: str
+class CleanDoc(StageArtifact):
     kind: DocKind
     title: str = ""
     sections: list[Section] = Field(default_factory=list)
     questions: list[Question] = Field(default_factory=list)
     removed: dict[str, int] = Field(default_factory=dict)  # rule name -> lines removed
-    status: Status = Status.SUCCESS
-    errors: list[ErrorItem] = Field(default_factory=list)
 
 
 class Enrichment(BaseModel):
@@ -151,15 +179,10 @@ class Enrichment(BaseModel):
     error: Optional[str] = None
 
 
-class EnrichedDoc(BaseModel):
-    schema_version: int = SCHEMA_VERSION
-    doc_id: str
-    source: str
+class EnrichedDoc(StageArtifact):
     kind: DocKind
     sections: dict[str, Enrichment] = Field(default_factory=dict)  # joined chapter_path -> enrichment
     questions: dict[str, Enrichment] = Field(default_factory=dict)  # "year-number" -> keywords
-    status: Status = Status.SUCCESS
-    errors: list[ErrorItem] = Field(default_factory=list)
 
 
 class Box(BaseModel):
@@ -233,14 +256,9 @@ class Chunk(BaseModel):
         return f"[来源: {self.chapter or self.source}|{pos}]"
 
 
-class IndexedDoc(BaseModel):
-    schema_version: int = SCHEMA_VERSION
-    doc_id: str
-    source: str
+class IndexedDoc(StageArtifact):
     chunks: list[Chunk] = Field(default_factory=list)
     tokens: list[list[str]] = Field(default_factory=list)  # BM25 tokens per chunk, so rebuilds never re-tokenize
-    status: Status = Status.SUCCESS
-    errors: list[ErrorItem] = Field(default_factory=list)
 
 
 class Hit(BaseModel):

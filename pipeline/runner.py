@@ -1,7 +1,8 @@
 """The incremental loop every per-document stage shares.
 
 A document is redone for a stage when its input hash (raw bytes, or the upstream artifacts' hashes),
-the stage's config hash or the stage's code version changed, when it failed last time, or with
+the stage's config hash (its settings group's hash, :meth:`pipeline.stages.Stage.config_hash`, plus
+what else configures it) or the stage's code version changed, when it failed last time, or with
 ``force``. The manifest is saved after each document, so an interrupted run resumes where it stopped.
 
 Order per document: work → artifact written atomically (store.write) → manifest record saved. A crash
@@ -14,16 +15,15 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional
 
-from pydantic import BaseModel
-
 from pipeline.errors import one_line
 from pipeline.events import track
-from pipeline.models import DocReport, ErrorItem, StageReport, Status
+from pipeline.models import DocReport, ErrorItem, StageArtifact, StageReport, Status
+from pipeline.settings import Settings
 from pipeline.stages import get as get_stage, previous
 from pipeline.store import DocEntry, Manifest, StageRecord, Store
 from pipeline.testhooks import kill_point
 
-WorkFn = Callable[[DocEntry], BaseModel]
+WorkFn = Callable[[DocEntry], StageArtifact]
 
 
 def input_hash(entry: DocEntry, stage: str) -> Optional[str]:
@@ -33,7 +33,7 @@ def input_hash(entry: DocEntry, stage: str) -> Optional[str]:
     hashes = []
     for name in (prev, *get_stage(stage).also_reads):
         rec = entry.stages.get(name)
-        if rec is None or rec.status == Status.FAILED.value:
+        if rec is None or rec.status == Status.FAILED:
             return None
         hashes.append(rec.output_hash)
     return "+".join(hashes)
@@ -41,14 +41,17 @@ def input_hash(entry: DocEntry, stage: str) -> Optional[str]:
 
 def is_current(store: Store, entry: DocEntry, stage: str, config_hash: str, code_version: str) -> bool:
     rec = entry.stages.get(stage)
-    return bool(rec and rec.status != Status.FAILED.value and rec.input_hash == input_hash(entry, stage)
+    return bool(rec and rec.status != Status.FAILED and rec.input_hash == input_hash(entry, stage)
                 and rec.config_hash == config_hash and rec.code_version == code_version
                 and store.stage_path(stage, entry.doc_id).exists())
 
 
-def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], work: WorkFn, *,
-             config_hash: str, code_version: str, force: bool = False, quiet: bool = False,
+def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], work: WorkFn, settings: Settings, *,
+             code_version: str, config_extra: str = "", force: bool = False, quiet: bool = False,
              abort_on_error: bool = False) -> StageReport:
+    """Run ``work`` on each document of ``stage`` that is not current. Its config hash is the stage's
+    settings group's hash (the registry names the group) followed by ``config_extra``."""
+    config_hash = get_stage(stage).config_hash(settings, config_extra)
     report = StageReport(stage=stage)
     started = time.monotonic()
     bar = track(stage, len(doc_ids), "files", enabled=not quiet)
@@ -63,13 +66,13 @@ def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], w
             continue
         if not force and is_current(store, entry, stage, config_hash, code_version):
             rec = entry.stages[stage]
-            report.docs.append(DocReport(doc_id=doc_id, source=source, status=Status(rec.status),
+            report.docs.append(DocReport(doc_id=doc_id, source=source, status=rec.status,
                                          errors=rec.error_items, detail="unchanged"))
             continue
         try:
             artifact = work(entry)
-            status = Status(getattr(artifact, "status", Status.SUCCESS))
-            errors: list[ErrorItem] = list(getattr(artifact, "errors", []))
+            status = artifact.status
+            errors: list[ErrorItem] = list(artifact.errors)
             for e in errors:
                 e.message = one_line(e.message)
             if errors and status == Status.SUCCESS:  # never success while errors are listed
@@ -84,7 +87,7 @@ def run_docs(store: Store, manifest: Manifest, stage: str, doc_ids: list[str], w
             status, out_hash = Status.FAILED, ""
             errors = [ErrorItem(file=source, stage=stage, message=one_line(exc))]
         entry.stages[stage] = StageRecord(input_hash=in_hash, config_hash=config_hash, code_version=code_version,
-                                          output_hash=out_hash, status=status.value,
+                                          output_hash=out_hash, status=status,
                                           errors=[e.line() for e in errors], error_items=errors,
                                           finished_at=time.time())
         store.save_manifest(manifest)

@@ -103,7 +103,7 @@ class AskSettings(Group):
     top_n: int = Field(20, description="Candidates taken from each engine before fusion.")
     rrf_k: int = Field(60, description="Reciprocal-rank-fusion constant.")
     bm25_weight: float = Field(1.0, description="RRF weight of the BM25 list.")
-    vector_weight: float = Field(0.1, description="RRF weight of the vector list. 0.1 measured best with the packaged USE vectors (bench/bench_fusion.py: 0.1–1.0 tried), still below BM25 alone; ~0.3 with EmbeddingGemma.")
+    vector_weight: float = Field(0.1, description="RRF weight of the vector list. 0.1 measured best with the packaged USE vectors (bench/fusion.py: 0.1–1.0 tried), still below BM25 alone; ~0.3 with EmbeddingGemma.")
     refuse_min_coverage: float = Field(0.5, description="Refuse before calling the LLM when less than this share of the question's content characters is matched by indexed words found in the top passages, and the best BM25 score is below refuse_min_bm25 (calibrated on the dev set + bench/data/out_of_scope.jsonl; see BENCHMARKS.md).")
     refuse_min_bm25: float = Field(9.0, description="See refuse_min_coverage.")
     refuse_min_passage_coverage: float = Field(0.35, description="Refuse when no single top passage covers this share of the question (IDF-weighted: its rare words count most; a word the index never saw counts fully against). Off-topic questions whose words each occur somewhere in the material (Redis in one passage, 持久化 in another) score low. Calibrated with refuse_min_passage_coverage_weak on the dev set and bench/data/out_of_scope*.jsonl (BENCHMARKS.md).")

@@ -35,6 +35,11 @@ class Stage:
     # places chunks on the parsed line boxes: a re-parse that changes only boxes must re-index)
     also_reads: tuple[str, ...] = ()
 
+    def config_hash(self, settings: "Settings", extra: str = "") -> str:
+        """This stage's config hash: the hash of its settings group (and of the groups that group uses),
+        then ``extra``, what else configures it (a rules file's hash, a prompt or tokenizer version)."""
+        return settings.group_hash(self.settings_group) + extra
+
     @property
     def run(self) -> StageRun:
         module, func = self.entry.split(":")

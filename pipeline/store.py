@@ -33,10 +33,10 @@ from pydantic import BaseModel, Field
 from pipeline import __version__
 from pipeline.errors import one_line
 from pipeline.hashing import sha256_text
-from pipeline.models import SCHEMA_VERSION, ErrorItem
+from pipeline.models import SCHEMA_VERSION, ErrorItem, StageArtifact, Status
 from pipeline.stages import STAGES, get as get_stage
 
-T = TypeVar("T", bound=BaseModel)
+A = TypeVar("A", bound=StageArtifact)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -73,7 +73,7 @@ class StageRecord(BaseModel):
     config_hash: str
     code_version: str
     output_hash: str
-    status: str
+    status: Status  # written as its value ("success"), as ever
     errors: list[str] = Field(default_factory=list)  # one line each, for people reading manifest.json
     error_items: list[ErrorItem] = Field(default_factory=list)  # the same, structured, re-reported on re-runs
     finished_at: float = 0.0
@@ -113,13 +113,13 @@ class Store:
         return self.root / "index"
 
     # artifacts
-    def write(self, stage: str, doc_id: str, artifact: BaseModel) -> str:
+    def write(self, stage: str, doc_id: str, artifact: StageArtifact) -> str:
         """Write an artifact atomically; returns its content hash (the next stage's input hash)."""
         text = artifact.model_dump_json(indent=1)
         atomic_write_text(self.stage_path(stage, doc_id), text)
         return sha256_text(text)
 
-    def read(self, stage: str, doc_id: str, model: Type[T]) -> T:
+    def read(self, stage: str, doc_id: str, model: Type[A]) -> A:
         path = self.stage_path(stage, doc_id)
         data = json.loads(path.read_text("utf-8"))
         if data.get("schema_version") != SCHEMA_VERSION:

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.time_limits import add_fixture_time
+from tests.time_limits import pytest_configure, pytest_runtest_protocol, pytest_unconfigure  # noqa: F401 (hooks)
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "raw"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -63,12 +66,20 @@ def cli():
     return run_cli
 
 
+SAMPLE_INGEST_TIMEOUT = 300  # s; the sample ingest took 34 s on 2 cores under load 10-12 (see pytest.ini)
+
+
+def pytest_collection_modifyitems(config, items):
+    # the test that sets up the shared sample ingest pays for it: every test that may be that one gets its time
+    add_fixture_time(items, {"sample_data": SAMPLE_INGEST_TIMEOUT})
+
+
 @pytest.fixture(scope="session")
 def sample_ingest(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     """The shipped sample ingested once with the real default models (OCR, embeddings): the data dir and
     the run (without --quiet and not on a terminal: tests/cli/test_ingest_output.py compares its lines)."""
     data = tmp_path_factory.mktemp("sample") / "data"
-    result = run_cli("ingest", "data/raw", data_dir=data)
+    result = run_cli("ingest", "data/raw", data_dir=data, timeout=SAMPLE_INGEST_TIMEOUT)
     assert result.returncode == 0, result.stdout + result.stderr
     return data, result
 
@@ -76,6 +87,57 @@ def sample_ingest(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
 @pytest.fixture(scope="session")
 def sample_data(sample_ingest) -> Path:
     return sample_ingest[0]
+
+
+@pytest.fixture(scope="session")
+def llm_runtime():
+    """The local LLM runtime (xllamacpp). It is part of the product, so a test that needs it fails
+    without it, unless EXAMRAG_ALLOW_NO_LLM=1 says this machine is expected to lack it (then it skips)."""
+    try:
+        import xllamacpp
+    except ImportError:
+        if os.environ.get("EXAMRAG_ALLOW_NO_LLM") == "1":
+            pytest.skip("xllamacpp not importable and EXAMRAG_ALLOW_NO_LLM=1")
+        raise
+    return xllamacpp
+
+
+TINY_PARTS = (b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5)  # a "model" in three part packages
+
+
+@pytest.fixture
+def tiny_packaged(tmp_path, monkeypatch):
+    """``tiny_packaged(name)`` → (model, site, lookups): a packaged model registered as ``name`` whose three
+    part packages are the files of TINY_PARTS in ``tmp_path/site``. The part lookup finds them there (a
+    deleted file is a part package not installed) and records each part number it is asked for."""
+    import hashlib
+
+    from pipeline.llm import LlmError
+    from pipeline.llm import packaged as pk
+
+    def make(name: str):
+        site = tmp_path / "site"
+        site.mkdir(exist_ok=True)
+        for i, data in enumerate(TINY_PARTS, 1):
+            (site / f"part{i:02d}.bin").write_bytes(data)
+        whole = b"".join(TINY_PARTS)
+        model = pk.PackagedModel(name=name, title="tiny test model", dist_prefix="tiny-part", parts=len(TINY_PARTS),
+                                 version="1.0", filename="tiny.gguf", sha256=hashlib.sha256(whole).hexdigest(),
+                                 size=len(whole))
+        monkeypatch.setitem(pk.PACKAGED, name, model)
+        lookups: list[int] = []
+
+        def find_part(m, i):
+            lookups.append(i)
+            part = site / f"part{i:02d}.bin"
+            if not part.exists():
+                raise LlmError(f"packaged model {m.name}: part package {m.dist(i)} is not installed; {pk.INSTALL_HINT}")
+            return part
+
+        monkeypatch.setattr(pk, "find_part", find_part)
+        return model, site, lookups
+
+    return make
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Clean stage entry point: ParsedDoc → CleanDoc by the ordered rules in ``pipeline.clean.core``.
 
-The rules file's hash is this stage's config hash: editing it re-cleans, and only documents whose
+The rules file's hash is part of this stage's config hash (with the ``clean`` settings group's): editing it re-cleans, and only documents whose
 cleaned output actually changed have a new output hash, so only those are re-enriched and re-indexed.
 """
 
@@ -27,5 +27,5 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
         atomic_write_text(store.root / "cleaned" / f"{entry.doc_id}.md", render_markdown(cleaned))
         return cleaned
 
-    return run_docs(store, manifest, "clean", doc_ids, work, config_hash=settings.group_hash("clean") + rules_hash(rules),
+    return run_docs(store, manifest, "clean", doc_ids, work, settings, config_extra=rules_hash(rules),
                     code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)

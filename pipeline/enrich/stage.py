@@ -26,9 +26,10 @@ REPLY_TOKENS_PER_SECTION = 100  # JSON summary + keywords measured at 45-70 toke
 MAX_SECTIONS_PER_CALL = 4  # a reply of ~60 tokens per section; 8 ran past max_tokens
 
 
-def config_hash(s: Settings) -> str:
-    """The enrich settings (and the LLM's, when it is used), the prompt version and the term list."""
-    return s.group_hash("enrich") + prompts.PROMPT_VERSION + terms_hash()
+def config_extra() -> str:
+    """What configures enrich besides its settings group (and the LLM's, when it is used): the prompt
+    version and the term list."""
+    return prompts.PROMPT_VERSION + terms_hash()
 
 
 def _chapters(sections: list[Section]) -> list[list[Section]]:
@@ -169,7 +170,7 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
         return result
 
     try:
-        report = run_docs(store, manifest, "enrich", doc_ids, work, config_hash=config_hash(settings),
+        report = run_docs(store, manifest, "enrich", doc_ids, work, settings, config_extra=config_extra(),
                           code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
     finally:
         cache.close()

@@ -33,9 +33,10 @@ CODE_VERSION = "index-4"  # 3: chunks carry boxes; 4: past-paper records carry t
 EMBED_BATCH = 64
 
 
-def config_hash(s: Settings) -> str:
-    """The index settings, the tokenizer version and the domain term list (which changes tokens)."""
-    return s.group_hash("index") + TOKENIZER_VERSION + terms_hash()
+def config_extra() -> str:
+    """What configures index besides its settings group: the tokenizer version and the domain term
+    list (which changes tokens)."""
+    return TOKENIZER_VERSION + terms_hash()
 
 
 def make_embedder_from_settings(s: Settings):
@@ -69,7 +70,7 @@ def run(store: Store, manifest: Manifest, doc_ids: list[str], settings: Settings
         return IndexedDoc(doc_id=entry.doc_id, source=clean.source, chunks=chunks,
                           tokens=[tokenize(c.index_text) for c in chunks])
 
-    report = run_docs(store, manifest, "index", doc_ids, work, config_hash=config_hash(settings),
+    report = run_docs(store, manifest, "index", doc_ids, work, settings, config_extra=config_extra(),
                       code_version=CODE_VERSION, force=force, quiet=quiet, abort_on_error=abort_on_error)
     report.counts.update(sync(store, manifest, settings, embedder=embedder, quiet=quiet, force=force))
     return report
@@ -79,7 +80,7 @@ def live_docs(store: Store, manifest: Manifest) -> list[IndexedDoc]:
     docs = []
     for doc_id in sorted(manifest.documents):
         rec = manifest.documents[doc_id].stages.get("index")
-        if rec and rec.status != Status.FAILED.value and store.stage_path("index", doc_id).exists():
+        if rec and rec.status != Status.FAILED and store.stage_path("index", doc_id).exists():
             docs.append(store.read("index", doc_id, IndexedDoc))
     return docs
 
@@ -163,7 +164,7 @@ def sync(store: Store, manifest: Manifest, settings: Settings, *, embedder=None,
     # artifacts' hashes: an unchanged chunk set with new tokens must not keep the old vocabulary), and
     # the highlight boxes and record parts (not part of a chunk id), and this code's version.
     doc_tokens = sorted(rec.stages["index"].output_hash for rec in manifest.documents.values()
-                        if "index" in rec.stages and rec.stages["index"].status != Status.FAILED.value)
+                        if "index" in rec.stages and rec.stages["index"].status != Status.FAILED)
     boxes = [json.dumps([b.model_dump() for b in c.boxes]) for c in chunks]
     parts = [json.dumps([p.model_dump() for p in c.parts], ensure_ascii=False) for c in chunks if c.parts]
     key = "\n".join(ids + [f"k1={settings.index.bm25_k1} b={settings.index.bm25_b}", TOKENIZER_VERSION, terms_hash(),

@@ -12,7 +12,7 @@ expected language: OCR it). Thresholds that are settings:
 - ``garble_min_cjk_ratio`` (0.2): share of CJK among letters, for documents expected in Chinese.
   Catches Latin-1 mojibake (``¼ÆËã»ú``) and layers where only Latin letters and digits extract.
 
-Fixed signals (module constants, measured on the 408 corpus, see bench/parse_report.py):
+Fixed signals (module constants, measured on the 408 corpus, see bench/reports/parse.py):
 
 - ``MIN_COMMON_CJK`` (0.8): share of CJK characters that are common characters (GB2312, or Big5
   level 1 for traditional text). Real pages: ≥ 0.998; UTF-8 or GBK bytes read in the wrong

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from pipeline.models import Chunk, CleanDoc
-from pipeline.parse.stage import IMAGE_SUFFIXES
+from pipeline.parse.formats import IMAGE_SUFFIXES
 from pipeline.settings import Settings
 from pipeline.hashing import sha256_file
 from pipeline.store import Store

@@ -1,4 +1,4 @@
-"""A real Dask cluster on 127.0.0.1 for the cluster tests and bench/bench_cluster.py: one scheduler and
+"""A real Dask cluster on 127.0.0.1 for the cluster tests and bench/cluster.py: one scheduler and
 N workers (one single-threaded process each, as in docs/deploy.md), each in its own process group so a
 test can kill one like a lost machine. Everything it starts is killed on exit."""
 

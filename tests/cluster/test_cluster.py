@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from cluster_helpers import LocalDaskCluster, free_port
 
+pytestmark = pytest.mark.timeout(480)  # a real Dask cluster per module; up to 82 s a test (2 busy cores)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 if importlib.util.find_spec("distributed") is None:
@@ -81,7 +83,8 @@ def test_an_image_file_and_a_pdf_parsed_on_the_cluster_equal_the_local_parse(tmp
     verdict task's): a scanned page as a PNG file, and the scanned PDF, against the in-process parse."""
     import pymupdf
 
-    from pipeline.parse.stage import OcrRunner, parse_file
+    from pipeline.parse.formats import parse_file
+    from pipeline.parse.ocr_runner import OcrRunner
     from pipeline.settings import Settings
 
     scan = ROOT / "data" / "raw" / "2024年计算机专业基础综合模拟卷_扫描版.pdf"
@@ -123,7 +126,7 @@ def test_a_worker_killed_during_ocr_loses_nothing(sample_data, tmp_path):
         finally:
             if proc.poll() is None:
                 proc.kill()
-                proc.wait()
+                proc.wait(timeout=30)
     assert proc.returncode == 0, out + err
     starts = ocr_starts(log)
     assert any(p == page and pid != victim for p, pid in starts), f"page {page} was not retried: {starts}"

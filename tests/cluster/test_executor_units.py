@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.executors import ClusterError, DaskExecutor, LocalExecutor, make_executor
+from pipeline.executors import LOST_FUTURE, ClusterError, DaskExecutor, LocalExecutor, make_executor
 from pipeline.parse import tasks
 from pipeline.parse.ocr import OcrError
-from pipeline.parse.stage import OcrRunner, OcrUnavailable
+from pipeline.parse.ocr_runner import OcrRunner, OcrUnavailable
 from pipeline.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +23,7 @@ class StuckExecutor:
     """Accepts every task and never runs it: a worker that hangs."""
 
     kind, address, remote = "stuck", "stuck://", False
+    lost = LOST_FUTURE
 
     def __init__(self):
         self.sent = []
@@ -71,6 +72,42 @@ def _failed(exc):
     return fut
 
 
+class WorkerGone(Exception):
+    """What a made-up executor raises for a task its worker took down with it."""
+
+
+def test_a_task_the_executor_declares_lost_fails_the_document(tmp_path):
+    ex = StuckExecutor()
+    ex.lost = (*LOST_FUTURE, WorkerGone)
+    runner = OcrRunner(Settings.from_flat(data_dir=tmp_path), executor=ex)
+    ex.submit = lambda fn, *args: _failed(WorkerGone("worker tcp://10.0.0.7:4001 died"))
+    with pytest.raises(OcrUnavailable, match=r"^OCR of page 1 did not complete \(stuck://: worker tcp://10\.0\.0\.7:4001 died\)"):
+        runner.pdf_pages(SCAN, [1])
+
+
+def test_lost_is_told_by_type_not_by_class_name(tmp_path):
+    """A page error whose class merely shares the name of dask's lost-worker error is still a page error."""
+    KilledWorker = type("KilledWorker", (OcrError,), {})
+    ex = StuckExecutor()
+    runner = OcrRunner(Settings.from_flat(data_dir=tmp_path), executor=ex)
+    ex.submit = lambda fn, *args: _failed(KilledWorker("not dask's"))
+    out = runner.pdf_pages(SCAN, [1])
+    assert type(out[1]) is KilledWorker
+
+
+def test_the_dask_executor_declares_its_lost_worker_errors():
+    pytest.importorskip("distributed")
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    from pipeline.executors import _dask_lost
+
+    lost = _dask_lost()
+    assert all(issubclass(t, lost) for t in (KilledWorker, CommClosedError, FutureCancelledError))
+    assert not issubclass(OcrError, lost)
+
+
 def test_a_worker_with_other_code_or_libraries_refuses_the_task():
     mine = tasks.fingerprint()
     assert set(mine) >= {"parse code", "python", "pymupdf", "rapidocr", "onnxruntime", "rapidocr models"}
@@ -114,7 +151,7 @@ def test_a_missing_or_malformed_cluster_address_is_one_line(address, message):
 def test_the_local_executor_runs_inline_with_one_worker():
     ex = LocalExecutor(1)
     fut = ex.submit(divmod, 7, 2)
-    assert fut.done() and fut.result() == (3, 1)
+    assert fut.done() and fut.result(timeout=0) == (3, 1)
     bad = ex.submit(divmod, 1, 0)
     assert isinstance(bad.exception(), ZeroDivisionError)
 

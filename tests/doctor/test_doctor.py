@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import http.server
 import importlib.util
 import json
@@ -23,9 +22,6 @@ from pipeline.llm import DEFAULT_PACKAGED, LlmError
 from pipeline.llm import packaged as pk
 from pipeline.llm.packaged import INSTALL_HINT
 from pipeline.settings import Settings
-
-PARTS = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
-
 
 def _llm_runtime_importable() -> bool:
     return any(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "llama_cpp"))
@@ -51,18 +47,9 @@ TINY = "qwen0.5b"  # a packaged name the settings accept; its parts are replaced
 
 
 @pytest.fixture
-def tiny_model(tmp_path, monkeypatch):
+def tiny_model(tmp_path, monkeypatch, tiny_packaged):
     """A 3-part packaged model standing in for qwen0.5b, assembled and verified in a temp EXAMRAG_MODELS_DIR."""
-    site = tmp_path / "site"
-    site.mkdir()
-    for i, data in enumerate(PARTS, 1):
-        (site / f"part{i:02d}.bin").write_bytes(data)
-    whole = b"".join(PARTS)
-    model = pk.PackagedModel(name=TINY, title="tiny test model", dist_prefix="tiny-part", parts=3,
-                             version="1.0", filename="tiny.gguf", sha256=hashlib.sha256(whole).hexdigest(),
-                             size=len(whole))
-    monkeypatch.setitem(pk.PACKAGED, TINY, model)
-    monkeypatch.setattr(pk, "find_part", lambda m, i: site / f"part{i:02d}.bin")
+    tiny_packaged(TINY)
     models = tmp_path / "models"
     monkeypatch.setenv("EXAMRAG_MODELS_DIR", str(models))
     path = pk.assemble(TINY, models)
@@ -71,6 +58,7 @@ def tiny_model(tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- the real install, through the CLI
 
+@pytest.mark.timeout(420)  # measured 139 s on 2 busy cores
 def test_doctor_passes_on_a_good_install(cli, tmp_path):
     env = {"EXAMRAG_LLM_BACKEND": "none"} if _no_llm_allowed() else {}
     r = cli("doctor", "--json", data_dir=tmp_path / "data", env=env)
@@ -89,6 +77,7 @@ def test_doctor_passes_on_a_good_install(cli, tmp_path):
         assert by_name["ocr paddleocr"]["status"] == "ok"
 
 
+@pytest.mark.timeout(300)  # measured 69 s on 2 busy cores
 def test_corrupted_packaged_model_fails_with_the_install_fix(cli, tmp_path):
     """A copy of the real GGUF (and its marker) with one byte flipped, mtime kept: the marker still
     vouches for it, the full re-hash does not; after doctor, the fix (assemble, as install_llm.sh runs

@@ -1,5 +1,7 @@
 """The enrich stage on the packaged default model (Qwen2.5-Coder-1.5B on xllamacpp), tiny input."""
 
+import pytest
+
 from pipeline.enrich.cache import EnrichCache
 from pipeline.enrich.stage import LlmEnricher, enrich_document
 from pipeline.llm import make_llm
@@ -7,6 +9,7 @@ from pipeline.models import CleanDoc, Section
 from pipeline.settings import Settings
 
 
+@pytest.mark.timeout(900)  # measured 59 s at load 4, once 744 s at load 12 with other models running
 def test_packaged_model_summarises_and_extracts_keywords(tmp_path):
     s = Settings()
     llm = make_llm("local", packaged=s.llm.packaged, models_dir=s.models_dir, threads=s.llm.threads, n_ctx=2048)

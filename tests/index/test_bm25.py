@@ -154,7 +154,7 @@ def test_bad_input(tmp_path):
 
 def test_import_is_light():
     code = "import sys, pipeline.index.bm25; print('bm25s' in sys.modules, 'numpy' in sys.modules)"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, timeout=60)
     assert r.stdout.split() == ["False", "False"]
 
 

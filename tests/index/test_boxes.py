@@ -12,6 +12,8 @@ from pipeline.models import Block, ParsedDoc, Question, QuestionSource, TextLine
 from pipeline.runner import input_hash
 from pipeline.store import DocEntry, StageRecord
 
+pytestmark = pytest.mark.timeout(300)  # the module fixture ingests a drawn PDF (OCR): 49 s (2 busy cores)
+
 P = ["折半查找又称二分查找，它仅适用于有序的顺序表。首先将给定值", "与表中间位置的元素比较，若相等则查找成功；否则在前半",
      "部分或后半部分中继续查找，直到找到或区间为空为止。"]
 NEIGHBOURS = ["顺序查找又称线性查找，它对顺序表和链表都适用，从表的一端", "开始逐个比较，查找成功时的平均查找长度为(n+1)/2。",

@@ -46,7 +46,7 @@ def test_hash_embedder_is_deterministic_and_normalised():
 def test_hash_embedder_is_stable_across_processes():
     code = "from pipeline.index.embed import HashEmbedder; print(HashEmbedder(8).embed_query('进程调度').tolist())"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONHASHSEED": "123"})
+                       env={**os.environ, "PYTHONHASHSEED": "123"}, timeout=60)
     assert np.allclose(eval(r.stdout), HashEmbedder(8).embed_query("进程调度"))
 
 
@@ -81,7 +81,7 @@ def test_import_is_light_and_bad_dir_never_imports_sentence_transformers():
         "    pass\n"
         "print('sentence_transformers' in sys.modules, 'torch' in sys.modules)\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, timeout=60)
     assert r.stdout.split() == ["False", "False"]
 
 
@@ -141,6 +141,7 @@ def minilm():
     return SentenceTransformerEmbedder(_minilm_dir(), query_prefix="query: ", doc_prefix="passage: ")
 
 
+@pytest.mark.timeout(240)  # measured 35 s on 2 busy cores
 def test_sentence_transformers_local_dir_offline(minilm):
     assert minilm.model_id.startswith("st:model:")
     v = minilm.embed_documents(

@@ -65,7 +65,7 @@ def test_jieba_is_quiet(tmp_path):
     code = "from pipeline.text.tokenize import tokenize; print(tokenize('二叉排序树'))"
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     r = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env, timeout=120
     )
     assert "二叉" in r.stdout
     assert "Building prefix dict" not in r.stderr and "Loading model" not in r.stderr

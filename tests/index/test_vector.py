@@ -159,5 +159,5 @@ def test_server_round_trip(tmp_path, loopback_only):
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait()
+            proc.wait(timeout=30)
         log.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -12,40 +11,21 @@ import pytest
 from pipeline.llm import LlmError, PACKAGED
 from pipeline.llm import packaged as pk
 
-PARTS = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
-
-
 @pytest.fixture
-def fake_model(tmp_path, monkeypatch):
-    """A 3-part packaged model 'tiny' whose parts live in tmp_path/site."""
-    site = tmp_path / "site"
-    site.mkdir()
-    for i, data in enumerate(PARTS, 1):
-        (site / f"part{i:02d}.bin").write_bytes(data)
-    whole = b"".join(PARTS)
-    model = pk.PackagedModel(name="tiny", title="tiny test model", dist_prefix="tiny-part",
-                             parts=3, version="1.0", filename="tiny.gguf",
-                             sha256=hashlib.sha256(whole).hexdigest(), size=len(whole))
-    monkeypatch.setitem(pk.PACKAGED, "tiny", model)
-    lookups: list[int] = []
+def fake_model(tiny_packaged):
+    """A 3-part packaged model 'tiny' whose parts live in tmp_path/site (tests/conftest.py)."""
+    return tiny_packaged("tiny")
 
-    def find_part(m, i):
-        lookups.append(i)
-        p = site / f"part{i:02d}.bin"
-        if not p.exists():
-            raise LlmError(f"packaged model {m.name}: part package {m.dist(i)} is not "
-                           f"installed; {pk.INSTALL_HINT}")
-        return p
 
-    monkeypatch.setattr(pk, "find_part", find_part)
-    return model, site, lookups
+def _joined(site: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(site.glob("part*.bin")))
 
 
 def test_assemble_concatenates_in_order_and_verifies(fake_model, tmp_path):
-    model, _, lookups = fake_model
+    model, site, lookups = fake_model
     out = pk.assemble("tiny", tmp_path / "models")
     assert out == tmp_path / "models" / "tiny.gguf"
-    assert out.read_bytes() == b"".join(PARTS)
+    assert out.read_bytes() == _joined(site)
     assert lookups == [1, 2, 3]
     marker = json.loads((tmp_path / "models" / "tiny.gguf.sha256").read_text())
     assert marker["sha256"] == model.sha256 and marker["size"] == model.size
@@ -63,7 +43,7 @@ def test_verified_file_is_not_rehashed(fake_model, tmp_path, monkeypatch):
 
 
 def test_changed_file_is_rehashed_and_rebuilt(fake_model, tmp_path):
-    _, _, lookups = fake_model
+    _, site, lookups = fake_model
     out = pk.assemble("tiny", tmp_path / "models")
     data = bytearray(out.read_bytes())
     data[10] ^= 0xFF  # same size, different content, new mtime
@@ -71,7 +51,7 @@ def test_changed_file_is_rehashed_and_rebuilt(fake_model, tmp_path):
     os.utime(out, ns=(out.stat().st_atime_ns, out.stat().st_mtime_ns + 10**9))
     assert not pk.is_verified("tiny", tmp_path / "models")
     lookups.clear()
-    assert pk.assemble("tiny", tmp_path / "models").read_bytes() == b"".join(PARTS)
+    assert pk.assemble("tiny", tmp_path / "models").read_bytes() == _joined(site)
     assert lookups == [1, 2, 3]
 
 

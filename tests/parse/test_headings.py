@@ -11,7 +11,8 @@ from pipeline.parse.garble import GarbleThresholds
 from pipeline.parse.headings import (clean_heading, exam_section, numbering, plausible_heading,
                                      title_from_filename, usable_outline)
 from pipeline.parse.pdf import parse_pdf
-from pipeline.parse.stage import OcrRunner, parse_file
+from pipeline.parse.formats import parse_file
+from pipeline.parse.ocr_runner import OcrRunner
 from pipeline.settings import Settings
 
 TH = GarbleThresholds()

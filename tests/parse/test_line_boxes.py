@@ -12,7 +12,8 @@ import pytest
 from pipeline.parse.garble import GarbleThresholds
 from pipeline.parse.layout import BBox, LineBox, OcrPage
 from pipeline.parse.pdf import parse_pdf
-from pipeline.parse.stage import OcrRunner, _parse_image, parse_file
+from pipeline.parse.formats import _parse_image, parse_file
+from pipeline.parse.ocr_runner import OcrRunner
 from pipeline.settings import Settings
 
 TH = GarbleThresholds()

@@ -84,34 +84,35 @@ def test_two_columns_read_left_column_then_right_column(offset):
     assert got == ["第三章 查找"] + [f"左{i}" for i in range(10)] + [f"右{i}" for i in range(10)] + ["— 12 —"]
 
 
-def test_option_pairs_under_full_width_stems_are_not_columns():
+def _choice_questions(stems: list[tuple[str, float]], option_ends) -> tuple[list[OcrLine], list[str]]:
+    """A page of choice questions: each stem (text, right edge) above two rows of option pairs, A B and
+    C D, the left one from x=130 and the right one from x=660; ``option_ends(q)`` gives (left, right)
+    option right edges. Returns the OCR lines and the rows a reader should get, in order."""
     lines, want = [], []
     y = 100
-    for q in range(5):
-        lines.append(L(f"{q + 1}. 题干文字很长很长很长很长很长很长", 100, y, 1100, y + 26))
-        want.append(f"{q + 1}. 题干文字很长很长很长很长很长很长")
+    for q, (stem, stem_end) in enumerate(stems):
+        lines.append(L(stem, 100, y, stem_end, y + 26))
+        want.append(stem)
+        left_end, right_end = option_ends(q)
         for a, b in (("A", "B"), ("C", "D")):
             y += 38
-            lines.append(L(f"{a}. 选项", 130, y, 330, y + 26))
-            lines.append(L(f"{b}. 选项", 660, y, 860, y + 26))
-            want.append(f"{a}. 选项 {b}. 选项")
+            left, right = f"{a}. 选项{q}", f"{b}. 选项{q}"
+            lines += [L(left, 130, y, left_end, y + 26), L(right, 660, y, right_end, y + 26)]
+            want.append(f"{left} {right}")
         y += 50
+    return lines, want
+
+
+def test_option_pairs_under_full_width_stems_are_not_columns():
+    stems = [(f"{q + 1}. 题干文字很长很长很长很长很长很长", 1100) for q in range(5)]
+    lines, want = _choice_questions(stems, lambda q: (330, 860))
     assert texts(order_lines(lines, W)) == want
 
 
 def test_option_pairs_under_short_stems_are_not_columns():
     # stems end before the page middle, so nothing crosses it; option rows are short on both sides
-    lines, want = [], []
-    y = 100
-    for q in range(6):
-        lines.append(L(f"{q + 1}. 简短题干", 100, y, 520, y + 26))
-        want.append(f"{q + 1}. 简短题干")
-        for a, b in (("A", "B"), ("C", "D")):
-            y += 38
-            lines.append(L(f"{a}. 选项{q}", 130, y, 300 + 20 * q, y + 26))
-            lines.append(L(f"{b}. 选项{q}", 660, y, 820 + 30 * q, y + 26))
-            want.append(f"{a}. 选项{q} {b}. 选项{q}")
-        y += 50
+    stems = [(f"{q + 1}. 简短题干", 520) for q in range(6)]
+    lines, want = _choice_questions(stems, lambda q: (300 + 20 * q, 820 + 30 * q))
     assert texts(order_lines(lines, W)) == want
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.parse.stage import OcrRunner, parse_file
+from pipeline.parse.formats import parse_file
+from pipeline.parse.ocr_runner import OcrRunner
 from pipeline.settings import Settings
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

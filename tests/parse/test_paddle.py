@@ -76,7 +76,8 @@ def test_paddleocr_reads_a_rendered_page_like_rapidocr(paddle_engine, model_dirs
 
 def test_paddle_engine_end_to_end_through_parse(tmp_path, model_dirs):
     """EXAMRAG_OCR_ENGINE=paddleocr: an image-only PDF page parsed through the parse stage."""
-    from pipeline.parse.stage import OcrRunner, parse_file
+    from pipeline.parse.formats import parse_file
+    from pipeline.parse.ocr_runner import OcrRunner
     from pipeline.settings import Settings
 
     doc = fitz.open()

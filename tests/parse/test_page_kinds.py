@@ -214,7 +214,8 @@ def test_verdicts_come_with_reasons(tmp_path):
 
 def test_mixed_pdf_with_real_ocr_end_to_end(tmp_path):
     """Text page + image-only page through parse_file and the packaged rapidocr (1 worker)."""
-    from pipeline.parse.stage import OcrRunner, parse_file
+    from pipeline.parse.formats import parse_file
+    from pipeline.parse.ocr_runner import OcrRunner
     from pipeline.settings import Settings
 
     doc = fitz.open()

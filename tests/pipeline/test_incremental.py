@@ -33,6 +33,7 @@ def _ask(cli, data, q):
     return json.loads(r.stdout)
 
 
+@pytest.mark.timeout(420)  # measured 119 s on 2 busy cores
 def test_change_delete_and_duplicate(cli, raw, tmp_path):
     data = tmp_path / "data"
     _ingest(cli, raw, data)

@@ -1,6 +1,6 @@
 """The store under concurrent writers: 50 students × 20 attempts, as 50 threads of one process and as
 50 processes, every attempt stored exactly once (a retried attempt too), 0 errors. (The HTTP load
-benchmark comes with the server; bench/bench_study_store.py times this.)"""
+benchmark comes with the server; `python -m bench study_store` times this.)"""
 
 from __future__ import annotations
 

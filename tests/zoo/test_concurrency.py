@@ -15,6 +15,8 @@ import pytest
 from harness import assert_whole, ingest, run, start, start_paused
 from zoo import corpus
 
+pytestmark = pytest.mark.timeout(300)  # real ingests racing asks: up to 43 s a test (2 busy cores)
+
 
 @pytest.fixture
 def raw(tmp_path):

@@ -79,7 +79,7 @@ def test_ctrl_c_stops_cleanly_with_130(tmp_path):
 
 def _children(pid: int) -> list[int]:
     """The OCR pool's worker processes (the resource tracker exits by itself once they are gone)."""
-    r = subprocess.run(["pgrep", "-P", str(pid), "-f", "spawn_main"], capture_output=True, text=True)
+    r = subprocess.run(["pgrep", "-P", str(pid), "-f", "spawn_main"], capture_output=True, text=True, timeout=10)
     return [int(x) for x in r.stdout.split()]
 
 

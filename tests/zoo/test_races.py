@@ -36,17 +36,17 @@ def _cli(monkeypatch, tmp_path, *args):
 
 
 def test_unreadable_at_scan_fails_alone(monkeypatch, tmp_path):
-    import pipeline.parse.stage as parse_stage
+    import pipeline.parse.discover as discover
 
     paths = _notes(tmp_path / "raw", a="折半查找要求有序", secret="加锁的文件")
-    real = parse_stage.sha256_file
+    real = discover.sha256_file
 
     def sha(path):
         if Path(path) == paths["secret"]:
             raise PermissionError(13, "Permission denied", str(path))
         return real(path)
 
-    monkeypatch.setattr(parse_stage, "sha256_file", sha)
+    monkeypatch.setattr(discover, "sha256_file", sha)
     r = _cli(monkeypatch, tmp_path, "ingest", str(tmp_path / "raw"), "--quiet")
     assert r.exit_code == 1
     assert f"failed   {paths['secret']}" in r.stdout.splitlines()

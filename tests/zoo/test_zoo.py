@@ -9,6 +9,8 @@ import pytest
 from harness import assert_whole, by_source, disk_chunks, ingest, manifest, status
 from zoo import MARKERS, PASSWORD, encrypted_pdf, make_zoo
 
+pytestmark = pytest.mark.timeout(300)  # the module fixture ingests the zoo: 33 s (2 busy cores)
+
 LOOP = "symlink loop (following the link leads back to it), nothing to read"
 # case -> (status line suffix after the path, error line after "<path>: " on stderr, or None)
 EXPECT = {

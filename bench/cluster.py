@@ -1,6 +1,6 @@
 """Parse the eval corpus with the local executor and through a Dask cluster on this machine; per-task overhead.
 
-    .venv/bin/python bench/bench_cluster.py [--workers 2] [--pages 8] [--skip-parse]
+    .venv/bin/python -m bench cluster [--workers 2] [--pages 8] [--skip-parse]
 
 1. ``parse`` of every file of the eval corpus (../shared/eval/corpus, or $BENCH_CORPUS) into a fresh data dir,
    once with ``EXAMRAG_EXECUTOR=local`` (the default process pool, ocr_workers=2) and once with
@@ -28,18 +28,13 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
-
-C.setup()
-sys.path.insert(0, str(C.ROOT / "tests" / "cluster"))
-from cluster_helpers import LocalDaskCluster  # noqa: E402
-
-from pipeline.executors import DaskExecutor, LocalExecutor  # noqa: E402
-from pipeline.ingest import run_stages  # noqa: E402
-from pipeline.parse.stage import engine_kwargs  # noqa: E402
-from pipeline.parse.tasks import engine_spec, ocr_pdf_page  # noqa: E402
-from pipeline.settings import Settings  # noqa: E402
+from bench.lib import common as C
+from pipeline.executors import DaskExecutor, LocalExecutor
+from pipeline.ingest import run_stages
+from pipeline.parse.ocr_runner import engine_kwargs
+from pipeline.parse.tasks import engine_spec, ocr_pdf_page
+from pipeline.settings import Settings
+from tests.cluster.cluster_helpers import LocalDaskCluster
 
 
 def corpus() -> Path:
@@ -128,6 +123,7 @@ def main() -> None:
     ap.add_argument("--skip-parse", action="store_true",
                     help="only the overhead part, merged into the last results (needs a previous local run)")
     args = ap.parse_args()
+    C.setup()
     raw = corpus()
     work = C.WORK / "cluster"
     work.mkdir(parents=True, exist_ok=True)

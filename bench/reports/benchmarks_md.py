@@ -1,6 +1,6 @@
 """Regenerate the generated blocks of BENCHMARKS.md from bench/results/*.json.
 
-    .venv/bin/python bench/write_benchmarks.py
+    .venv/bin/python -m bench reports.benchmarks_md
 
 Only the text between ``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` is
 replaced; the prose around it is kept (re-read it after a re-run: it describes the run it was written for).
@@ -13,8 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 MD = C.ROOT / "BENCHMARKS.md"
 
@@ -54,7 +53,7 @@ def block_machine() -> str:
 def block_ingest() -> str:
     r = load("ingest")
     if not r:
-        return "_no results yet: run `python bench/bench_ingest.py`_"
+        return "_no results yet: run `python -m bench ingest`_"
     s, st, peaks = r["summary"], r["stages"], r["rss_peak_mb_tree"]
     rows = [[k, f1(v["wall_s"]), f"{100 * v['wall_s'] / s['wall_s']:.0f}%", f1(peaks.get(k))] for k, v in st.items()]
     rows.append(["**total**", f"**{s['wall_s']:.1f}** ({s['wall_s'] / 60:.1f} min)", "100%",
@@ -95,13 +94,13 @@ def block_profile() -> str:
                  f" icicle chart: [profile_{stage}.svg](bench/results/profile_{stage}.svg).", "",
                  t(["where the CPU goes", "% samples"], [[k, v] for k, v in r.get("categories_pct", {}).items()]), "",
                  t(["own time (top of stack)", "% samples"], own), "", t(["inclusive", "% samples"], inc), ""]
-    return "\n".join(outs) or "_no profile yet: run `python bench/profile_ingest.py`_"
+    return "\n".join(outs) or "_no profile yet: run `python -m bench profile_ingest`_"
 
 
 def block_quality() -> str:
     r = load("quality")
     if not r:
-        return "_no results yet: run `python bench/bench_quality.py`_"
+        return "_no results yet: run `python -m bench quality`_"
     sy = r["systems"]
     rows = [[n, v.get("chunks", ""), v["summary"]["hit@1"], v["summary"]["hit@3"], v["summary"]["hit@5"], v["summary"]["mrr"]]
             for n, v in sy.items()]
@@ -132,7 +131,7 @@ def block_quality() -> str:
 def block_query() -> str:
     r = load("query")
     if not r or not r.get("warm"):
-        return "_no results yet: run `python bench/bench_query.py`_"
+        return "_no results yet: run `python -m bench query`_"
     rows = []
     order = ["hybrid", "hybrid+chapter", "bm25", "bm25+chapter", "vector", "vector+chapter"]
     for scale, w in r["warm"].items():
@@ -173,11 +172,11 @@ def block_query() -> str:
 def block_cold() -> str:
     r = load("query")
     if not r or not r.get("cold"):
-        return "_no results yet: run `python bench/bench_query.py --only-cold`_"
+        return "_no results yet: run `python -m bench query --only-cold`_"
     c = r["cold"]
     rows = [[k, v, c["max_rss_mb"].get(k, "")] for k, v in c["wall_median_s"].items()]
     out = [t(["command (fresh process)", f"median wall s ({c['runs']} runs)", "peak RSS MB"], rows), "",
-           f"Step by step (`bench/_cold_probe.py`, median of {c['runs']}; times add up to the in-process total, "
+           f"Step by step (`bench/lib/cold_probe.py`, median of {c['runs']}; times add up to the in-process total, "
            "interpreter start-up comes on top):", "",
            t(["step", "median s"], [[k, v] for k, v in c["probe_median_s"].items()]), "",
            f"`python -X importtime cli.py ask --no-llm --mode hybrid …`: {c['importtime_total_s']} s of imports in all; "
@@ -189,7 +188,7 @@ def block_cold() -> str:
 def block_cuts() -> str:
     r = load("cold_cuts")
     if not r:
-        return "_no results yet: run `python bench/bench_cold_cuts.py`_"
+        return "_no results yet: run `python -m bench prototypes.cold_cuts`_"
     return "\n".join([
         t(["cold step, fresh process", "median s"], [[k, v] for k, v in r["cold_median_s"].items()]), "",
         t(["warm exact vector search (numpy, 1 BLAS thread)", "p50 ms"], [[k, v] for k, v in r["warm_exact_p50_ms"].items()])])
@@ -198,7 +197,7 @@ def block_cuts() -> str:
 def block_scaling() -> str:
     r = load("scaling")
     if not r:
-        return "_no results yet: run `python bench/bench_scaling.py`_"
+        return "_no results yet: run `python -m bench scaling`_"
     rows, qrows = [], []
     for p in r["points"]:
         b = p["build"]["timings"]
@@ -220,7 +219,7 @@ def block_scaling() -> str:
 def block_fusion(name: str = "fusion") -> str:
     r = load(name)
     if not r:
-        return f"_no results yet: run `python bench/bench_fusion.py {'--st-dir DIR' if name == 'fusion_st' else '--e5'}`_"
+        return f"_no results yet: run `python -m bench fusion {'--st-dir DIR' if name == 'fusion_st' else '--e5'}`_"
     rows = [[x["system"], x["all"]["hit@1"], x["all"]["hit@5"], x["all"]["mrr"], x["non_exam"]["hit@1"],
              x["non_exam"]["hit@5"], x["non_exam"]["mrr"]] for x in r["results"]]
     out = t(["system", "hit@1", "hit@5", "MRR@10", "non-exam hit@1", "non-exam hit@5", "non-exam MRR@10"], rows)
@@ -234,7 +233,7 @@ def block_fusion(name: str = "fusion") -> str:
 def block_enrich() -> str:
     r = load("enrich")
     if not r:
-        return "_no results yet: run `python bench/bench_enrich.py`_"
+        return "_no results yet: run `python -m bench enrich`_"
     rows = []
     for x in r["rows"]:
         fb = x.get("fallbacks")
@@ -249,9 +248,9 @@ def block_enrich() -> str:
 
 def block_others() -> str:
     lines = []
-    for script, what in (("parse_report.py", "per-PDF parse report and gold findability after parsing"),
-                         ("bench_parse.py", "parse benchmark"),
-                         ("clean_report.py", "questions per year and gold findability before/after cleaning")):
+    for script, what in (("reports/parse.py", "per-PDF parse report and gold findability after parsing"),
+                         ("parse.py", "parse benchmark"),
+                         ("reports/clean.py", "questions per year and gold findability before/after cleaning")):
         if (C.ROOT / "bench" / script).exists():
             lines.append(f"- `bench/{script}` — {what} (see its docstring for the command).")
     for p in sorted(C.RESULTS.glob("*")):

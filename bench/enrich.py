@@ -1,8 +1,8 @@
 """Enrichment ablation: off / extractive / LLM, on the same sub-corpus, with time per 100 sections.
 
-    .venv/bin/python bench/bench_enrich.py                      # ~50 min: the packaged 1.5B reads ~430 sections
-    .venv/bin/python bench/bench_enrich.py --max-sections 150   # a quicker, noisier run
-    .venv/bin/python bench/bench_enrich.py --backends none,extractive
+    .venv/bin/python -m bench enrich                      # ~50 min: the packaged 1.5B reads ~430 sections
+    .venv/bin/python -m bench enrich --max-sections 150   # a quicker, noisier run
+    .venv/bin/python -m bench enrich --backends none,extractive
 
 Why a sub-corpus: the packaged 1.5B model needs ~6 s per section on 2 cores, so LLM-enriching all
 3,376 sections of ../shared/eval/corpus would take ~6 h. The sub-corpus is every file a chosen set of
@@ -27,8 +27,7 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 
 def section_counts(ingested: Path) -> dict[str, int]:
@@ -112,7 +111,7 @@ def main() -> None:
         print(C.table(["backend", "s/100 sections", "bm25 hit@5", "bm25 MRR", "hybrid hit@5", "hybrid MRR"],
                       [[r["backend"], r["s_per_100_sections"], r["bm25"]["hit@5"], r["bm25"]["mrr"],
                         r["hybrid"]["hit@5"], r["hybrid"]["mrr"]] for r in rows]))
-    command = "python bench/" + " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
+    command = C.command("enrich")
     C.save("enrich", {"command": command, "machine": C.machine(), "files": sorted(files),
                       "questions": [q["id"] for q in chosen],
                       "max_sections": args.max_sections, "rows": rows})

@@ -1,7 +1,7 @@
 """Claim-check micro-benchmark (issue 20): the checker on long digit and operator answers, the old
 arithmetic pattern it replaced, the loop detector per token, and loading the rules files.
 
-    .venv/bin/python bench/bench_claims.py            # ~1 min; writes bench/results/claims.json
+    .venv/bin/python -m bench claims            # ~1 min; writes bench/results/claims.json
 
 Target: a 2,000-character answer of digits and operators is checked in under 50 ms. The old pattern
 is timed on growing digit runs in a subprocess that is killed after ``--old-limit`` seconds. Every
@@ -17,15 +17,13 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-os.chdir(ROOT)
-sys.path.insert(0, str(ROOT))
+from bench.lib import common as C
+from pipeline.ask.claims import Checker, check, load_rules
+from pipeline.ask.repetition import RepetitionGuard
+from pipeline.models import Hit
 
-from pipeline.ask.claims import Checker, check, load_rules  # noqa: E402
-from pipeline.ask.repetition import RepetitionGuard  # noqa: E402
-from pipeline.models import Hit  # noqa: E402
+ROOT = C.ROOT
 
 OLD = r"((?:\d+(?:\.\d+)?|[()（）+\-*/×÷^\s])+?)\s*[=≈约]+\s*(\d+(?:\.\d+)?)"
 PASSAGES = ["平均CPI=0.4×1+0.4×3+0.2×4=2.4，主频为1GHz，MIPS=1000/2.4≈416.7。",
@@ -68,6 +66,7 @@ def old_pattern(limit: float) -> list[dict]:
 
 
 def main() -> None:
+    C.setup()
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--old-limit", type=float, default=30.0)

@@ -1,19 +1,19 @@
 """Query benchmark: warm latency per retrieval mode at the real corpus size and at 20k / 200k chunks,
 rank_bm25 as the baseline engine, index throughput, and cold ``cli.py ask --no-llm``.
 
-    .venv/bin/python bench/bench_query.py                       # everything (~30 min the first time,
+    .venv/bin/python -m bench query                       # everything (~30 min the first time,
                                                                 #  the scaled data dirs are then reused)
-    .venv/bin/python bench/bench_query.py --scales 20000 --skip-cold      # quicker
-    .venv/bin/python bench/bench_query.py --only-cold            # just the cold-ask part (~1 min)
+    .venv/bin/python -m bench query --scales 20000 --skip-cold      # quicker
+    .venv/bin/python -m bench query --only-cold            # just the cold-ask part (~1 min)
 
 Warm: one ``Retriever`` per data dir (in its own subprocess), every dev question searched once to warm
 up, then ``--repeat`` passes over the 60 questions, configs interleaved per question; p50/p95 over all
 timed searches. "+chapter" uses the question's ``chapter`` when it has one, else a chapter from the dev
 set in turn. rank_bm25 (``BM25Okapi``) is built over the same chunks and our tokens; its query time is
 tokenize + ``get_scores`` + top-20 (chapter: mask after scoring). The 20k / 200k dirs are synthetic
-(see ``bench/synth.py``: perturbed copies of the corpus chunks, perturbed real vectors, built with our
+(see ``bench/lib/synth.py``: perturbed copies of the corpus chunks, perturbed real vectors, built with our
 BM25 / catalog / Chroma code). Cold: wall time of fresh ``cli.py ask --no-llm`` processes (median of
-``--cold-runs``), a step-by-step probe (``bench/_cold_probe.py``) and ``python -X importtime``.
+``--cold-runs``), a step-by-step probe (``bench/lib/cold_probe.py``) and ``python -X importtime``.
 Writes bench/results/query.json.
 """
 
@@ -28,8 +28,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 COLD_Q = "B树和B+树的区别是什么"
 CONFIGS = [("hybrid", False), ("hybrid", True), ("bm25", False), ("bm25", True), ("vector", False), ("vector", True)]
@@ -137,11 +136,11 @@ def rank_bm25_bench(r, data_dir: Path, qs, repeat: int, synthetic: bool, tokeniz
     from pipeline.ask.retrieve import ChapterNotFound
 
     if synthetic:
-        from synth import load_tokens
+        from bench.lib.synth import load_tokens
 
         toks = load_tokens(data_dir)
     else:
-        from synth import index_chunks
+        from bench.lib.synth import index_chunks
 
         _, toks = index_chunks(data_dir)
     assert len(toks) == len(r.bm25), (len(toks), len(r.bm25))
@@ -184,7 +183,7 @@ def rank_bm25_bench(r, data_dir: Path, qs, repeat: int, synthetic: bool, tokeniz
 
 def run_warm(data_dir: Path, repeat: int, rank_bm25: bool, synthetic: bool) -> dict:
     out = C.WORK / f"warm_{data_dir.name}.json"
-    cmd = [C.PY, "bench/bench_query.py", "--warm-worker", str(data_dir), str(out), str(repeat),
+    cmd = [C.PY, "-m", "bench.query", "--warm-worker", str(data_dir), str(out), str(repeat),
            "1" if rank_bm25 else "0", "1" if synthetic else "0"]
     run = C.time_v(cmd)
     if run["rc"] != 0:
@@ -200,7 +199,7 @@ def rate_worker(data_dir: Path, out: Path) -> None:
     """Embedding and tokenizing rate on a fixed sample of real chunks (index throughput parts)."""
     import random
 
-    from synth import load_source
+    from bench.lib.synth import load_source
 
     from pipeline.index.embed import UseEmbedder
     from pipeline.text.tokenize import tokenize
@@ -250,7 +249,7 @@ def cold(real: Path, runs: int) -> dict:
             rss[name] = r["max_rss_mb"]
     steps: dict[str, list[float]] = defaultdict(list)
     for _ in range(runs):
-        p = subprocess.run([C.PY, "bench/_cold_probe.py", str(real), COLD_Q], cwd=C.ROOT, capture_output=True,
+        p = subprocess.run([C.PY, "-m", "bench.lib.cold_probe", str(real), COLD_Q], cwd=C.ROOT, capture_output=True,
                            text=True)
         if p.returncode:
             print(p.stderr[-2000:])
@@ -306,7 +305,7 @@ def main() -> None:
     info = C.machine()
     real = C.ingested_dir()
     print(f"query bench on {real}; load average {info['loadavg_at_start']}", flush=True)
-    data: dict = {"machine": info, "command": "python bench/bench_query.py " + " ".join(sys.argv[1:]),
+    data: dict = {"machine": info, "command": "python -m bench query " + " ".join(sys.argv[1:]),
                   "warm": {}, "builds": {}}
     prev = C.RESULTS / "query.json"
     if args.only_cold and prev.exists():  # keep the warm results of the last full run
@@ -319,9 +318,9 @@ def main() -> None:
         print("warm: real corpus", flush=True)
         data["warm"]["real"] = run_warm(real, args.repeat, not args.no_rank_bm25, False)
         out = C.WORK / "rates.json"
-        subprocess.run([C.PY, "bench/bench_query.py", "--rate-worker", str(real), str(out)], cwd=C.ROOT, check=True)
+        subprocess.run([C.PY, "-m", "bench.query", "--rate-worker", str(real), str(out)], cwd=C.ROOT, check=True)
         data["rates"] = json.loads(out.read_text())
-        import synth
+        from bench.lib import synth
 
         src = None
         for n in [int(x) for x in args.scales.split(",") if x.strip()]:
@@ -375,7 +374,7 @@ def report(data: dict) -> None:
         print(C.table(["command", "median wall s"], [[k, v] for k, v in cold_["wall_median_s"].items()],
                       f"Cold (median of {cold_['runs']} fresh processes)"))
         print(C.table(["step", "median s"], [[k, v] for k, v in cold_["probe_median_s"].items()],
-                      "Cold ask, step by step (bench/_cold_probe.py)"))
+                      "Cold ask, step by step (bench/lib/cold_probe.py)"))
         print(C.table(["package", "import s (self, summed)"], list(cold_["importtime_by_package_s"].items())[:12],
                       "python -X importtime cli.py ask --no-llm --mode hybrid"))
 

@@ -16,7 +16,7 @@
 The server runs as a subprocess (`python cli.py serve`) on the ingested corpus (read-only: serving
 writes nothing), the clients in this process (aiohttp). Writes bench/results/serve.json.
 
-    python bench/bench_serve.py [--data-dir /tmp/base/corpus] [--clients 50] [--seconds 30]
+    python -m bench serve [--data-dir /tmp/base/corpus] [--clients 50] [--seconds 30]
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 FALLBACK_QUESTIONS = ["B树和B+树的区别是什么", "折半查找的时间复杂度", "进程和线程的区别", "TCP三次握手的过程",
                       "页面置换算法有哪些", "虚拟存储器的基本原理", "快速排序的平均时间复杂度", "死锁产生的必要条件",
@@ -195,8 +194,7 @@ def main() -> None:
     data_dir = args.data_dir.resolve()
     qa = args.questions or (C.DEV if C.DEV.exists() else Path("/work/shared/eval/dev.jsonl"))
     qs, ask_qs = questions(qa), questions(qa, generated=True)
-    sys.path.insert(0, str(C.ROOT / "tests" / "serve"))
-    from serve_helpers import FakeEndpoint
+    from tests.serve.serve_helpers import FakeEndpoint
 
     info = C.machine()
     print(f"bench_serve: {data_dir}, {len(qs)} questions, load average {info['loadavg_at_start']}")
@@ -223,11 +221,7 @@ def main() -> None:
             alive = proc.poll() is None
             print(f"server alive after the burst: {alive}; queue after: {ask['health_after']['queue']}")
         finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            C.stop(proc)
         C.save("serve", {"machine": info, "data_dir": str(data_dir), "search": runs,
                          "ask": {**ask, "server_alive": alive, "token_delay": args.token_delay,
                                  "queue_size": args.queue_size}})

@@ -1,7 +1,7 @@
 """Ingest benchmark: wall time and peak memory of a full ingest into a fresh data dir, split by stage.
 
-    .venv/bin/python bench/bench_ingest.py                 # the eval corpus (~10 min on 2 busy cores)
-    .venv/bin/python bench/bench_ingest.py --raw data/raw  # the shipped sample (~30 s)
+    .venv/bin/python -m bench ingest                 # the eval corpus (~10 min on 2 busy cores)
+    .venv/bin/python -m bench ingest --raw data/raw  # the shipped sample (~30 s)
 
 The stages run through the Python API exactly as ``cli.py ingest`` runs them (``_run_stages``:
 discover → parse → clean → enrich → index, one process), under ``/usr/bin/time -v``. Per stage we
@@ -22,8 +22,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 
 class Acc:
@@ -69,7 +68,7 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
         manifest = store.load_manifest()
         sampler.mark("discover")
         t0 = time.monotonic()
-        from pipeline.parse.stage import discover
+        from pipeline.parse.discover import discover
 
         doc_ids, problems = discover(raw, store, manifest)
         store.save_manifest(manifest)
@@ -84,7 +83,7 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
             # time each document's work function
             orig_run_docs = mod.run_docs
 
-            def run_docs(store_, manifest_, stage_, ids, work, _orig=orig_run_docs, _stage=stage, **kw):
+            def run_docs(store_, manifest_, stage_, ids, work, *args, _orig=orig_run_docs, _stage=stage, **kw):
                 def timed_work(entry):
                     w0 = time.perf_counter()
                     try:
@@ -92,7 +91,7 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
                     finally:
                         per_doc[entry.doc_id][_stage] = time.perf_counter() - w0
                 t = time.perf_counter()
-                rep = _orig(store_, manifest_, stage_, ids, timed_work, **kw)
+                rep = _orig(store_, manifest_, stage_, ids, timed_work, *args, **kw)
                 acc.s[f"{_stage}.run_docs"] += time.perf_counter() - t
                 return rep
 
@@ -117,8 +116,11 @@ def inner(raw: Path, data_dir: Path, out: Path) -> None:
     result["total_wall_s"] = round(time.monotonic() - t_start, 3)
     result["rss_peak_mb"] = sampler.stop()
     result["per_doc"] = {d: {k: round(v, 3) for k, v in t.items()} for d, t in per_doc.items()}
-    result["settings"] = {k: str(getattr(s, k)) for k in ("ocr_engine", "ocr_workers", "ocr_dpi", "embed_model",
-                                                            "enrich_backend", "chunk_size", "chunk_overlap")}
+    from pipeline.settings import FLAT_KEYS  # flat key → (group, field): settings are nested by group
+
+    result["settings"] = {k: str(getattr(getattr(s, FLAT_KEYS[k][0]) if FLAT_KEYS[k][0] else s, FLAT_KEYS[k][1]))
+                          for k in ("ocr_engine", "ocr_workers", "ocr_dpi", "embed_model", "enrich_backend",
+                                    "chunk_size", "chunk_overlap")}
     out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
@@ -203,7 +205,7 @@ def main() -> None:
     out = data_dir.parent / f"{data_dir.name}.inner.json"
     info = C.machine()
     print(f"ingest {args.raw} → {data_dir} (fresh); load average {info['loadavg_at_start']}", flush=True)
-    run = C.time_v([C.PY, "bench/bench_ingest.py", "--inner", args.raw, str(data_dir), str(out)])
+    run = C.time_v([C.PY, "-m", "bench.ingest", "--inner", args.raw, str(data_dir), str(out)])
     if run["rc"] != 0:
         print(run["stdout"][-3000:], run["stderr"][-3000:], sep="\n")
         raise SystemExit(f"ingest failed (rc {run['rc']})")
@@ -225,7 +227,7 @@ def main() -> None:
     data = {"machine": info, "raw": args.raw, "summary": summary, "stages": res["stages"],
             "rss_peak_mb_tree": res["rss_peak_mb"], "index_parts": parts, "settings": res["settings"],
             "import_s": res["import_s"], "per_doc": res["per_doc"],
-            "command": "python bench/bench_ingest.py" + ("" if args.raw == str(C.CORPUS) else f" --raw {args.raw}")}
+            "command": "python -m bench ingest" + ("" if args.raw == str(C.CORPUS) else f" --raw {args.raw}")}
     rows = [[name, st["wall_s"], st.get("report_seconds", ""), res["rss_peak_mb"].get(name, ""),
              f"{100 * st['wall_s'] / run['wall_s']:.0f}%"] for name, st in res["stages"].items()]
     rows.append(["total (time -v)", run["wall_s"], "", f"{run['max_rss_mb']} (largest process)", "100%"])

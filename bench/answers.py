@@ -1,8 +1,8 @@
 """Generated answers over a QA file, judged against each question's reference answer.
 
-    python bench/bench_answers.py --path after  --data /tmp/base/corpus --out bench/results/answers_after.jsonl
-    python bench/bench_answers.py --path before --data /tmp/base/corpus --out bench/results/answers_before.jsonl
-    python bench/bench_answers.py --rejudge bench/results/answers_before.jsonl   # judge saved answers again
+    python -m bench answers --path after  --data /tmp/base/corpus --out bench/results/answers_after.jsonl
+    python -m bench answers --path before --data /tmp/base/corpus --out bench/results/answers_before.jsonl
+    python -m bench answers --rejudge bench/results/answers_before.jsonl   # judge saved answers again
 
 ``before`` is the original answer path (``git show 03f8208:pipeline/ask/answer.py``: one LLM call over
 the top 3 passages, min_coverage 0.5, min_bm25 9.0, max_tokens 400); ``after`` is the query service's
@@ -23,10 +23,8 @@ import time
 import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from pipeline.ask.evaluate import answer_row, read_questions, summarise_answers  # noqa: E402
+from bench.lib.common import ROOT
+from pipeline.ask.evaluate import answer_row, read_questions, summarise_answers
 
 BEFORE_COMMIT = "03f8208"
 

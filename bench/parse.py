@@ -1,7 +1,7 @@
 """Parse-stage throughput: text pages/s, OCR s/page, memory on a long PDF, OCR engines compared.
 
-    .venv/bin/python bench/bench_parse.py                       # all but the PaddleOCR comparison
-    .venv/bin/python bench/bench_parse.py --paddle-python /tmp/paddle-venv/bin/python
+    .venv/bin/python -m bench parse                       # all but the PaddleOCR comparison
+    .venv/bin/python -m bench parse --paddle-python /tmp/paddle-venv/bin/python
 
 Prints a table and writes bench/results/parse.json. Measures, each in its own process where it
 matters (peak RSS):
@@ -27,8 +27,7 @@ import time
 import unicodedata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.lib.common import ROOT
 
 SENTENCES = [  # our own text, not corpus text
     "线性表的顺序存储结构用一组地址连续的存储单元依次存储数据元素。",
@@ -141,8 +140,8 @@ def _child_engine(engine: str, model_dir: str) -> None:
 
 
 def _run_child(args: list[str], python: str = sys.executable) -> dict:
-    out = subprocess.run([python, __file__, *args], capture_output=True, text=True, cwd=ROOT,
-                         env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)})
+    out = subprocess.run([python, "-m", "bench.parse", *args], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1"})
     if out.returncode != 0:
         raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "child failed")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -207,7 +206,7 @@ def _scan_pdf(corpus: Path, tmp: Path) -> Path:
 def bench_ocr(corpus: Path, tmp: Path) -> dict:
     import pymupdf
 
-    from pipeline.parse.stage import OcrRunner
+    from pipeline.parse.ocr_runner import OcrRunner
     from pipeline.settings import Settings
 
     path = _scan_pdf(corpus, tmp)
@@ -257,7 +256,7 @@ def main(argv=None) -> int:
     if a.child_engine:
         _child_engine(*a.child_engine)
         return 0
-    res: dict = {"command": " ".join([".venv/bin/python", "bench/bench_parse.py", *(argv or sys.argv[1:])]),
+    res: dict = {"command": " ".join([".venv/bin/python", "-m", "bench", "parse", *(argv or sys.argv[1:])]),
                  "cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)

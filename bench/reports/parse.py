@@ -1,7 +1,7 @@
 """Per-PDF parse report and gold-passage findability, from a data dir's parsed artifacts.
 
-    .venv/bin/python bench/parse_report.py --data-dir /tmp/corpus_parse
-    .venv/bin/python bench/parse_report.py --data-dir /tmp/corpus_parse --json out.json --pages
+    .venv/bin/python -m bench reports.parse --data-dir /tmp/corpus_parse
+    .venv/bin/python -m bench reports.parse --data-dir /tmp/corpus_parse --json out.json --pages
 
 Reads ``<data-dir>/parsed/*.json`` only (no parsing). For every PDF: pages, OCR pages, pages with
 at least ``--min-cjk`` CJK characters in the parsed text, mean OCR confidence, and, when the PDF is
@@ -24,6 +24,8 @@ import sys
 import unicodedata
 from collections import defaultdict
 from pathlib import Path
+
+from bench.lib.common import ROOT
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 MARKUP = re.compile(r"[\s*`$|#^~_>\\]+")
@@ -220,7 +222,7 @@ def print_table(rows: list[dict], min_cjk: int, show_pages: bool) -> None:
 
 
 def main(argv=None) -> int:
-    here = Path(__file__).resolve().parent.parent
+    here = ROOT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data-dir", type=Path, default=Path("data"))
     ap.add_argument("--inventory", type=Path, default=here.parent / "shared/eval/PDF_INVENTORY.md")

@@ -13,7 +13,7 @@ median generation speed (completion tokens / (total - first token)).
 Both workers get the same ``OMP_WAIT_POLICY`` (``--omp-wait-policy``, default PASSIVE as
 pipeline/llm/local_gguf.py sets it): both llama.cpp builds use OpenMP.
 
-    .venv/bin/python bench/bench_llm_runtime.py [--rounds 1] [--max-tokens 150] [--pairs 2]
+    .venv/bin/python -m bench llm_runtime [--rounds 1] [--max-tokens 150] [--pairs 2]
 
 Needs ``requirements/bench-llama.txt`` (llama-cpp-python, a ~20 CPU-minute source build) for the
 comparison; without it only xllamacpp is measured. Writes bench/results/llm_runtime.json.
@@ -32,8 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as c  # noqa: E402
+from bench.lib import common as c
 
 RUNTIMES = ("xllamacpp", "llama-cpp-python")
 
@@ -190,7 +189,7 @@ class Worker:
 
     def __init__(self, runtime: str, threads: int, batch: int, env: dict) -> None:
         self.runtime = runtime
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", runtime, "--threads", str(threads),
+        self.proc = subprocess.Popen([sys.executable, "-m", "bench.llm_runtime", "--worker", runtime, "--threads", str(threads),
                                       "--xllamacpp-batch", str(batch)],
                                      cwd=c.ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, encoding="utf-8")

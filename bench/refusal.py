@@ -4,7 +4,7 @@ answerable from the corpus: every refusal there is a loss) and on off-topic ques
 (``bench/data/out_of_scope.jsonl``: 20 used to set the first gate; ``out_of_scope_2.jsonl``: 30
 calibration + 20 held out, never looked at while the passage-coverage gate was set).
 
-    python bench/bench_refusal.py [--data /tmp/corpus] [--sweep]
+    python -m bench refusal [--data /tmp/corpus] [--sweep]
 
 ``--sweep`` also tries neighbouring values of ``refuse_min_passage_coverage`` to show the trade-off.
 Writes bench/results/refusal.json. Retrieval only: ~10 s.
@@ -16,14 +16,11 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as c  # noqa: E402
-
-c.setup()
-from pipeline.ask.answer import should_refuse  # noqa: E402
-from pipeline.ask.evaluate import read_questions  # noqa: E402
-from pipeline.ask.service import QueryService  # noqa: E402
-from pipeline.settings import load_settings  # noqa: E402
+from bench.lib import common as c
+from pipeline.ask.answer import should_refuse
+from pipeline.ask.evaluate import read_questions
+from pipeline.ask.service import QueryService
+from pipeline.settings import load_settings
 
 DATA = c.ROOT / "bench" / "data"
 
@@ -43,6 +40,7 @@ def main() -> None:
     ap.add_argument("--qa", type=Path, default=c.DEV)
     ap.add_argument("--sweep", action="store_true")
     args = ap.parse_args()
+    c.setup()
     settings = load_settings(data_dir=args.data)
     retriever = QueryService(settings).retriever()
     a = settings.ask

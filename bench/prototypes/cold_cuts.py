@@ -1,7 +1,7 @@
 """What would each cut of the cold ``ask`` path save? Prototypes measured in fresh processes, next to what
 the pipeline does today. Nothing in pipeline/ is changed; caches are written under $BENCH_WORK/cold_cuts.
 
-    .venv/bin/python bench/bench_cold_cuts.py            # ~1 min
+    .venv/bin/python -m bench prototypes.cold_cuts            # ~1 min
 
 Measured (median of ``--runs`` fresh processes each):
 
@@ -22,8 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+from bench.lib import common as C
 
 SNIPPETS = {
     "USE tokenizer: build from sp.model (today)": """
@@ -52,7 +51,6 @@ dt = time.perf_counter() - t
 import numpy as np, json
 q = np.load(W + "/q.npy")
 t = time.perf_counter()
-sys.path.insert(0, ROOT)
 from pipeline.index.vector import VectorStore
 meta = json.load(open(DATA + "/index/current.json"))
 vs = VectorStore.open(DATA + "/index/chroma", None, meta["collection"])
@@ -90,7 +88,7 @@ def prepare(data_dir: Path, work: Path) -> dict:
     small = {k: v for k, v in vars(b).items() if k not in ("table", "sp", "_threadpool")}
     with open(work / "use_small.pkl", "wb") as fh:
         pickle.dump(small, fh, protocol=5)
-    from synth import load_source
+    from bench.lib.synth import load_source
 
     _, _, vec, _ = load_source(data_dir)
     np.save(work / "vec32.npy", vec)
@@ -165,7 +163,7 @@ def main() -> None:
     print(C.table(["cold step (fresh process)", f"median s ({args.runs})"], [[k, v] for k, v in cold.items()],
                   "Cold: today vs prototype"))
     print(C.table(["warm exact search", "p50 ms"], [[k, v] for k, v in warm.items()], "Warm exact vector search (numpy, 1 query)"))
-    C.save("cold_cuts", {"machine": info, "command": "python bench/bench_cold_cuts.py", "prepared": prep,
+    C.save("cold_cuts", {"machine": info, "command": "python -m bench prototypes.cold_cuts", "prepared": prep,
                          "cold_median_s": cold, "warm_exact_p50_ms": warm})
 
 

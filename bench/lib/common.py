@@ -1,10 +1,12 @@
-"""Shared helpers for the bench/ scripts: machine description, timing, tables, results JSON.
+"""Shared helpers for the benchmarks: paths, machine description, timing, tables, results JSON,
+stopping a server subprocess.
 
 Benchmarks are measurements, not tests: nothing here asserts a time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -15,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent  # the repo root; scripts chdir here
+ROOT = Path(__file__).resolve().parents[2]  # the repo root; benchmarks run here (python -m bench …)
 RESULTS = ROOT / "bench" / "results"
 CORPUS = Path("../shared/eval/corpus")  # relative to ROOT, so chunk sources match the gold files
 DEV = Path("../shared/eval/dev.jsonl")
@@ -26,11 +28,25 @@ PY = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python
 
 
 def setup() -> None:
-    """chdir to the repo root and make ``pipeline`` importable."""
+    """chdir to the repo root (relative corpus paths match the gold files from there) and make sure
+    bench/results exists."""
     os.chdir(ROOT)
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     RESULTS.mkdir(parents=True, exist_ok=True)
+
+
+def command(name: str) -> str:
+    """How this run was started, for its results file: ``python -m bench NAME ARGS…``."""
+    return " ".join(["python -m bench", name, *sys.argv[1:]])
+
+
+def stop(proc: subprocess.Popen, grace: float = 15.0) -> None:
+    """End a subprocess: SIGTERM, and SIGKILL if it is still there after ``grace`` seconds."""
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(grace)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(grace)
 
 
 def real_copy() -> Path:
@@ -46,7 +62,7 @@ def real_copy() -> Path:
 
 
 def ingested_dir() -> Path:
-    """The ingested corpus the query/quality/scaling benches read: bench_ingest.py's fresh data dir
+    """The ingested corpus the query/quality/scaling benches read: bench/ingest.py's fresh data dir
     (built by the current code) when there is one, else a private copy of $BENCH_INGESTED."""
     fresh = WORK / "ingest"
     if os.environ.get("BENCH_DATA_DIR"):

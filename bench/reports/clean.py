@@ -1,8 +1,8 @@
 """Clean-stage report: past-paper questions per year and document, gold findability before/after
 cleaning, and leftover noise, from a data dir's parsed and cleaned artifacts.
 
-    .venv/bin/python bench/clean_report.py --data-dir /tmp/corpus_clean
-    .venv/bin/python bench/clean_report.py --data-dir /tmp/corpus_clean --missed --json out.json
+    .venv/bin/python -m bench reports.clean --data-dir /tmp/corpus_clean
+    .venv/bin/python -m bench reports.clean --data-dir /tmp/corpus_clean --missed --json out.json
 
 Reads ``<data-dir>/manifest.json``, ``parsed/*.json`` and ``cleaned/*.json`` only (run ``cli.py clean``
 first). Sections:
@@ -35,14 +35,12 @@ import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from pipeline.clean.core import load_rules  # noqa: E402
-from pipeline.index.merge import merge_questions  # noqa: E402
-from pipeline.clean.rules.base import full_match  # noqa: E402
-from pipeline.clean.rules.formulas_to_text import convert_formulas  # noqa: E402
-from pipeline.models import CleanDoc, ParsedDoc, Question  # noqa: E402
+from bench.lib.common import ROOT
+from pipeline.clean.core import load_rules
+from pipeline.index.merge import merge_questions
+from pipeline.clean.rules.base import full_match
+from pipeline.clean.rules.formulas_to_text import convert_formulas
+from pipeline.models import CleanDoc, ParsedDoc, Question
 
 YEARS = range(2009, 2024)
 NUMBERS = range(1, 48)

@@ -1,9 +1,9 @@
 """Chunk boxes on an ingested data dir: share of chunks with boxes by kind, the cost of placing them,
 and spot-check PNGs of pages with a chunk's boxes drawn.
 
-    python bench/boxes_report.py DATA_DIR                      # coverage and timing → bench/results/boxes.json
-    python bench/boxes_report.py DATA_DIR --draw 6 --out DIR   # 6 random boxed chunks → DIR/*.png
-    python bench/boxes_report.py DATA_DIR --chunk ID --out DIR # one chunk
+    python -m bench reports.boxes DATA_DIR                      # coverage and timing → bench/results/boxes.json
+    python -m bench reports.boxes DATA_DIR --draw 6 --out DIR   # 6 random boxed chunks → DIR/*.png
+    python -m bench reports.boxes DATA_DIR --chunk ID --out DIR # one chunk
 
 A measurement, not a test: nothing here asserts. Boxes are drawn red on the page rendered at 100 dpi.
 """
@@ -18,14 +18,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import _common as C  # noqa: E402
-from pipeline.index import stage as index_stage  # noqa: E402
-from pipeline.index.boxes import LineIndex, locate  # noqa: E402
-from pipeline.index.catalog import Catalog, current_generation  # noqa: E402
-from pipeline.models import Chunk, ParsedDoc  # noqa: E402
-from pipeline.store import Store  # noqa: E402
+from bench.lib import common as C
+from pipeline.index import stage as index_stage
+from pipeline.index.boxes import LineIndex, locate
+from pipeline.index.catalog import Catalog, current_generation
+from pipeline.models import Chunk, ParsedDoc
+from pipeline.store import Store
 
 DRAW_DPI = 100
 REPEATS = 3  # collect() is timed as the best of this many runs

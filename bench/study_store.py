@@ -8,7 +8,7 @@ errors; reports wall time, attempts/s and per-attempt latency (waiting for the w
 This is the store alone; the HTTP load benchmark (50 students against one `serve`) comes with the
 server's study endpoints. Writes bench/results/study_store.json.
 
-    python bench/bench_study_store.py [--students 50] [--attempts 20] [--retry-every 5]
+    python -m bench study_store [--students 50] [--attempts 20] [--retry-every 5]
 """
 
 from __future__ import annotations
@@ -25,15 +25,11 @@ import traceback
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
-
-C.setup()
-
-from pipeline.settings import StudySettings  # noqa: E402
-from pipeline.study import users  # noqa: E402
-from pipeline.study.models import QuestionItem  # noqa: E402
-from pipeline.study.store import Attempt, StudyStore  # noqa: E402
+from bench.lib import common as C
+from pipeline.settings import StudySettings
+from pipeline.study import users
+from pipeline.study.models import QuestionItem
+from pipeline.study.store import Attempt, StudyStore
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc)
 ITEMS = [QuestionItem(item_id=f"2024-{n}", year=2024, number=n, qtype="choice", stem="题干", answer="B",
@@ -115,6 +111,7 @@ def run(kind: str, students: int, attempts: int, retry_every: int, work: Path) -
 
 
 def main() -> None:
+    C.setup()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--students", type=int, default=50)
     ap.add_argument("--attempts", type=int, default=20)
@@ -129,7 +126,7 @@ def main() -> None:
                    "p50 ms", "p95 ms", "p99 ms"],
                   [[f"{r['students']} {r['kind']}", r["expected"], r["calls"], r["stored"], r["exactly_once"], r["errors"],
                     r["wall_s"], r["attempts_per_s"], r["p50_ms"], r["p95_ms"], r["p99_ms"]] for r in rows]))
-    out = {"machine": machine, "command": "python bench/bench_study_store.py " + " ".join(sys.argv[1:]), "runs": rows}
+    out = {"machine": machine, "command": "python -m bench study_store " + " ".join(sys.argv[1:]), "runs": rows}
     (C.RESULTS / "study_store.json").write_text(json.dumps(out, ensure_ascii=False, indent=1), "utf-8")
 
 

@@ -1,6 +1,6 @@
-"""Before/after table of judged answers (from bench_answers.py output files), as markdown.
+"""Before/after table of judged answers (from bench/answers.py output files), as markdown.
 
-    python bench/answers_report.py bench/results/answers_before.jsonl bench/results/answers_after.jsonl
+    python -m bench reports.answers bench/results/answers_before.jsonl bench/results/answers_after.jsonl
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from pipeline.ask.evaluate import _percentile, summarise_answers  # noqa: E402
+from pipeline.ask.evaluate import _percentile, summarise_answers
 
 
 def load(path: Path) -> tuple[list[dict], dict]:

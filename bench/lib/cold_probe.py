@@ -1,6 +1,6 @@
-"""One cold `ask --no-llm` done step by step in a fresh process, timing each step (used by bench_query.py).
+"""One cold `ask --no-llm` done step by step in a fresh process, timing each step (used by bench/query.py).
 
-    python bench/_cold_probe.py DATA_DIR QUESTION   → one JSON line {step: seconds}
+    python -m bench.lib.cold_probe DATA_DIR QUESTION   → one JSON line {step: seconds}
 
 Steps follow what ``cli.py ask`` does, with the heavy imports pulled out so each shows on its own.
 """
@@ -25,7 +25,6 @@ def step(name):
 
 def main() -> None:
     data_dir, question = sys.argv[1], sys.argv[2]
-    sys.path.insert(0, ".")
     with step("import cli (typer)"):
         import cli  # noqa: F401
     with step("settings (pydantic)"):

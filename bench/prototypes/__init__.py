@@ -1,0 +1,1 @@
+"""Prototypes: ideas measured against what the pipeline does today, not used by it."""

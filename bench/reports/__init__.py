@@ -1,0 +1,1 @@
+"""Reports: tables from data dirs and results files; benchmarks_md rewrites the generated blocks of BENCHMARKS.md."""
