@@ -22,6 +22,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("clean", ("pipeline.clean",)),
     ("enrich", ("pipeline.enrich",)),
     ("index", ("pipeline.index",)),
+    ("syllabus", ("pipeline.syllabus",)),
     ("ask", ("pipeline.ask",)),
     ("app", ("pipeline.ingest", "pipeline.doctor", "pipeline.serve")),
     ("cli", ("pipeline.cli",)),
