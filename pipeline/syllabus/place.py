@@ -39,7 +39,9 @@ LINK_RANK_WEIGHTS = (1.0, 0.6, 0.4)  # the question's best linked section counts
 OUTER_DECAY = 0.7  # chapter evidence of a heading: × 0.7 per level below the outermost
 POINT_WEIGHT = 0.8  # a point's title (1.顺序存储) against a chapter's or section's own
 EXACT_BONUS = 0.25  # an exact inner heading against the outermost one, per level deeper
-AMBIGUOUS_MATCH = 0.5  # a heading this close to items of two chapters names neither exactly
+AMBIGUOUS_MATCH = 0.5
+PRIOR_MIN_MARGIN = 0.3  # questions whose subject is this clear teach the number prior
+PRIOR_MIN_YEARS = 3  # other years needed before the prior is learnt from the papers  # a heading this close to items of two chapters names neither exactly
 
 _OPTION = re.compile(r"^([A-H])[.．、]\s*(.*)$")
 _HEAD = re.compile(r"^\d{4}年\s*第\d+题.*$|^第\d+题$")
@@ -171,7 +173,8 @@ class Placer:
                       and c.doc_id != self.skip_doc]
         bags = [terms(c.text) for c in self.material + self.questions + self.other]
         node_words = [terms(self.tree.words(i)) for i in range(len(self.tree.nodes))]
-        self.vec = Vectorizer(bags + node_words)
+        headings = [terms(h) for h in dict.fromkeys(h for c in self.material for h in c.chapter_path)]
+        self.vec = Vectorizer(bags + node_words + headings)  # a heading's words count even if its text lacks them
         self.bags = dict(zip([c.chunk_id for c in self.material + self.questions + self.other], bags))
         t = self.tree
         variants, owner = [], []
@@ -273,8 +276,9 @@ class Placer:
                 score[j] += p.weight_file_subject * (subj_col == subject)
         top2 = -np.sort(-score, axis=1)[:, :2]
         best = score.argmax(axis=1)
-        conf = np.where(top2[:, 0] > 0, (top2[:, 0] - top2[:, 1].clip(min=0)) / np.where(top2[:, 0] > 0, top2[:, 0], 1),
-                        0.0).clip(0, 1)
+        margin = np.where(top2[:, 0] > 0, (top2[:, 0] - top2[:, 1].clip(min=0)) / np.where(top2[:, 0] > 0, top2[:, 0], 1),
+                          0.0).clip(0, 1)
+        conf = margin * np.minimum(1.0, top2[:, 0] / p.min_evidence)  # a lone weak match is no evidence
         sec_score = p.weight_heading * head_sec + t.by_section_max(text)
         in_chapter = t.chapter[t.sections][None, :] == best[:, None]
         sec_score = np.where(in_chapter, sec_score, -np.inf)
@@ -337,10 +341,30 @@ class Placer:
         norm = sum(LINK_RANK_WEIGHTS[: max(len(links), 1)])
         return chapters / norm, nodes / norm
 
-    def number_subject(self, c: Chunk) -> Optional[str]:
-        if c.number is None:
-            return None
-        return next((s.name for s in self.rules.subjects if c.number in s.number_set()), None)
+    def number_priors(self, scores: list[np.ndarray]) -> list[dict[str, float]]:
+        """Per question, the share of each subject among the *other years'* questions with the same number,
+        as their own evidence places them (a subject margin of at least PRIOR_MIN_MARGIN). Learnt from the
+        papers themselves, so a number that moved (47 was 操作系统 in one year) weighs less; with fewer than
+        PRIOR_MIN_YEARS other years, the rules' ``subjects[].numbers`` stand in."""
+        t = self.tree
+        subj_col = np.array(t.subject_of_chapter)
+        seen: dict[int, list[tuple[Optional[int], str]]] = {}
+        for c, score in zip(self.questions, scores):
+            if c.number is None or score.max() <= 0:
+                continue
+            by_subject = sorted(((score[subj_col == s].max(), s) for s in t.subjects), reverse=True)
+            if _margin(np.array([v for v, _ in by_subject])) >= PRIOR_MIN_MARGIN:
+                seen.setdefault(c.number, []).append((c.year, by_subject[0][1]))
+        out = []
+        for c in self.questions:
+            others = [s for y, s in seen.get(c.number, []) if y != c.year] if c.number is not None else []
+            if len({y for y, _ in seen.get(c.number, []) if y != c.year}) >= PRIOR_MIN_YEARS:
+                out.append({s: others.count(s) / len(others) for s in set(others)})
+            else:
+                fixed = next((s.name for s in self.rules.subjects if c.number in s.number_set()), None) \
+                    if c.number is not None else None
+                out.append({fixed: 1.0} if fixed else {})
+        return out
 
     def place_questions(self) -> list[list[Placement]]:
         p, t = self.p, self.tree
@@ -351,16 +375,17 @@ class Placer:
         named = self.mentions([terms(" ".join(q.focus) + "\n" + q.stem) for q in parts])
         text_ch = t.by_chapter_max(text)
         subj_col = np.array(t.subject_of_chapter)
+        links = [self.link_votes(c) for c in self.questions]
+        scores = [text_ch[j] + p.weight_links * links[j][0] for j in range(len(self.questions))]
+        priors = self.number_priors(scores)
         out = []
         for j, c in enumerate(self.questions):
-            link_ch, link_nodes = self.link_votes(c)
-            score = text_ch[j] + p.weight_links * link_ch
+            score, link_nodes = scores[j], links[j][1]
             top = score.max()
             if top <= 0:
                 out.append([])
                 continue
-            prior = self.number_subject(c)
-            subj = {s: score[subj_col == s].max() / top + (p.number_prior_weight if s == prior else 0.0)
+            subj = {s: score[subj_col == s].max() / top + p.number_prior_weight * priors[j].get(s, 0.0)
                     for s in t.subjects}
             subject = max(subj, key=lambda s: subj[s])
             subj_margin = _margin(np.array(sorted(subj.values(), reverse=True)))

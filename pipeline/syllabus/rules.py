@@ -61,6 +61,7 @@ class PlacementRules(StrictRules):
     number_prior_weight: float
     min_section_share: float
     min_confidence: float
+    min_evidence: float
     second_chapter_share: float
     profile_min_confidence: float
     points_pattern: str
