@@ -28,15 +28,12 @@ from pipeline.models import PATH_SEP, Answer, Chunk
 from pipeline.settings import Settings
 from pipeline.store import Store
 from pipeline.syllabus.models import MAP, syllabus_dir
-from pipeline.syllabus.view import Resolution, SyllabusView
+from pipeline.syllabus.view import Resolution, SyllabusMissing, SyllabusView, missing_message
 
 __all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "SessionError", "SyllabusMissing", "answer_json",
            "chapter_tree", "render"]
 SessionError = sessions.SessionError
 
-
-class SyllabusMissing(RuntimeError):
-    """No syllabus among the material (or it was never placed): the map cannot be shown."""
 
 # the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
 HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
@@ -253,8 +250,7 @@ class QueryService:
         Raises SyllabusMissing without a syllabus, KeyError for a node that matches nothing."""
         view = self.syllabus()
         if view is None:
-            raise SyllabusMissing(f"no syllabus in {self.settings.data_dir}: ingest a 考试大纲 (PDF or notes) or "
-                                  "write a syllabus.yaml (see README), then run `python cli.py place`")
+            raise SyllabusMissing(missing_message(self.settings.data_dir))
         return view.map_json(node)
 
     def status(self) -> dict:

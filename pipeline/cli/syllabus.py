@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from pipeline.cli.common import DataDir, Force, Json, _echo_json, _fail, _service, _settings, app
+from pipeline.cli.common import DataDir, Force, Json, _echo_json, _fail, _settings, app
 
 BAR = "█"
 
@@ -24,10 +24,10 @@ def map_(node: Annotated[Optional[str], typer.Argument(help="Only this node and 
     material covers; nodes never tested).
 
     Read from what the last ingest (or `place`) computed: no index is opened. Exit 1 without a syllabus."""
-    from pipeline.ask.service import SyllabusMissing
+    from pipeline.syllabus.view import SyllabusMissing, SyllabusView
 
-    try:
-        data = _service(data_dir).syllabus_map(node)
+    try:  # the syllabus floor's read side directly (the query service gives the same): no index, no LLM imports
+        data = SyllabusView.require(_settings(data_dir).data_dir).map_json(node)
     except SyllabusMissing as exc:
         _fail(str(exc))
     except KeyError:

@@ -12,10 +12,10 @@ chunk against every node is one sparse product.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from itertools import chain
+from operator import add
 from typing import Iterable, Optional, Sequence
 
 import numpy as np
@@ -40,11 +40,11 @@ def terms(text: str) -> Counter:
     for run in _RUN.findall(text.lower()):
         if _ALL_CJK.fullmatch(run):  # the common case, done with slices
             out.extend(run)
-            out.extend(run[i:i + 2] for i in range(len(run) - 1))
+            out.extend(map(add, run, run[1:]))
             continue
         units = _UNIT.findall(run)
         out.extend(units)
-        out.extend(a + b for a, b in zip(units, units[1:]))
+        out.extend(map(add, units, units[1:]))
     bag = Counter(out)
     for t in _DROP & bag.keys():
         del bag[t]

@@ -25,6 +25,15 @@ from pipeline.syllabus.outline import normalise
 _SEPARATORS = ("›", ">", "/")
 
 
+class SyllabusMissing(RuntimeError):
+    """No syllabus among the material (or it was never placed): the map cannot be shown."""
+
+
+def missing_message(data_dir: Path) -> str:
+    return (f"no syllabus in {data_dir}: ingest a 考试大纲 (PDF or notes) or write a syllabus.yaml (see README), "
+            "then run `python cli.py place`")
+
+
 @dataclass
 class Resolution:
     """What ``--chapter X`` resolved to. ``node_id`` is None when the syllabus has no match (then the
@@ -65,6 +74,14 @@ class SyllabusView:
             if n.parent:
                 self._children.setdefault(n.parent, []).append(n.node_id)
         self._placement: Optional[dict[str, list[Placement]]] = None
+
+    @classmethod
+    def require(cls, data_dir: Path) -> "SyllabusView":
+        """:meth:`open`, raising SyllabusMissing (one line) when there is no syllabus."""
+        view = cls.open(data_dir)
+        if view is None:
+            raise SyllabusMissing(missing_message(data_dir))
+        return view
 
     @classmethod
     def open(cls, data_dir: Path) -> Optional["SyllabusView"]:
