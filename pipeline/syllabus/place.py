@@ -33,7 +33,7 @@ from pipeline.syllabus.features import Vectorizer, normalise_rows, terms
 from pipeline.syllabus.models import ChunkPlacement, Placement, Syllabus, SyllabusNode
 from pipeline.syllabus.rules import SyllabusRules, name_variants
 
-PLACEMENT_VERSION = "place-2"
+PLACEMENT_VERSION = "place-5"
 MATERIAL_KINDS = ("textbook", "note")
 LINK_RANK_WEIGHTS = (1.0, 0.6, 0.4)  # the question's best linked section counts most
 OUTER_DECAY = 0.7  # chapter evidence of a heading: × 0.7 per level below the outermost
@@ -179,7 +179,10 @@ class Placer:
         t = self.tree
         variants, owner = [], []
         for i, n in enumerate(t.nodes):
-            for v in name_variants(n.title, rules):
+            # a part that only repeats an ancestor's name (网络层的功能 → 网络层) names nothing more specific
+            above = {v for a in t.paths[i][:-1] for v in name_variants(a.title, rules)}
+            names = [v for v in name_variants(n.title, rules) if v == n.title or v not in above]
+            for v in names:
                 variants.append(terms(v))
                 owner.append(i)
         self.variants = self.vec.matrix(variants)
@@ -189,9 +192,6 @@ class Placer:
         self.level_weight = np.where(t.level >= 3, POINT_WEIGHT, 1.0)
         self.material_matrix = self.vec.matrix([self.bags[c.chunk_id] for c in self.material])
         self.section_place: dict[str, tuple[int, float]] = {}  # joined chapter path -> (node, confidence)
-        # per chapter, the positions (in tree.sections) of its sections
-        self.sections_of = [np.array([q for q, s in enumerate(t.sections) if t.chapter[s] == k], dtype=int)
-                            for k in range(len(t.chapters))]
 
     def _mass(self, bags):
         """Unnormalised idf weights of each bag's terms (a name's weight: how specific it is)."""
@@ -232,8 +232,7 @@ class Placer:
         per_chunk = []
         for c in chunks:
             per_chunk.append([index.setdefault(_clean_heading(h), len(index)) for h in c.chapter_path if h.strip()])
-        heads = self.vec.matrix([terms(h) for h in index])
-        return per_chunk, self.name_cosines(heads)
+        return per_chunk, self.name_cosines(self.vec.matrix([terms(h) for h in index]))
 
     def _file_subjects(self, c: Chunk) -> Optional[str]:
         found = self.rules.compiled.subjects_in(c.source)
@@ -250,8 +249,9 @@ class Placer:
             return []
         per_chunk, hs = self._heading_scores(self.material)
         head_ch_all = t.by_chapter_max(hs * self.level_weight)  # heading × chapter
-        # an inner heading that names one item closely, and no item of another chapter even loosely
-        exact_ch_all = t.by_chapter_max(np.where(hs >= p.heading_exact, hs, 0.0))
+        # an inner heading that names one section or point closely (a chapter's name is too broad: 线性表 ›
+        # 单链表 › 5.查找 is no 查找 material), and no item of another chapter even loosely
+        exact_ch_all = t.by_chapter_max(np.where((hs >= p.heading_exact) & (t.level >= 2), hs, 0.0))
         exact_ch_all[(t.by_chapter_max(hs) >= AMBIGUOUS_MATCH).sum(axis=1) > 1] = 0.0
         head_sec_all = t.by_section_max(hs)
         text = (self.material_matrix @ self.words.T).toarray()
@@ -266,7 +266,8 @@ class Placer:
             head_ch[rows] = np.maximum(head_ch[rows], OUTER_DECAY ** d * head_ch_all[ids])
             if d:
                 head_ch[rows] = np.maximum(head_ch[rows], (1.0 + EXACT_BONUS * d) * exact_ch_all[ids])
-            inner = 0.6 + 0.4 * d / np.maximum(lengths[rows] - 1, 1)  # inner headings say more about the section
+            # inner headings say more about the section; the outermost (a file's title) only when alone
+            inner = np.where((d == 0) & (lengths[rows] > 1), 0.0, 0.6 + 0.4 * d / np.maximum(lengths[rows] - 1, 1))
             head_sec[rows] = np.maximum(head_sec[rows], inner[:, None] * head_sec_all[ids])
         score = p.weight_heading * head_ch + t.by_chapter_max(text)
         subj_col = np.array(t.subject_of_chapter)
@@ -283,13 +284,18 @@ class Placer:
         in_chapter = t.chapter[t.sections][None, :] == best[:, None]
         sec_score = np.where(in_chapter, sec_score, -np.inf)
         sec_best = sec_score.argmax(axis=1)
+        top_sec = -np.sort(-np.where(in_chapter, sec_score, -np.inf), axis=1)[:, :2]
+        second = np.where(np.isfinite(top_sec[:, 1]), top_sec[:, 1], 0.0) if top_sec.shape[1] > 1 else np.zeros(n)
         total = np.where(in_chapter, sec_score.clip(min=0), 0.0).sum(axis=1)
-        share = np.where(total > 0, sec_score[np.arange(n), sec_best] / np.where(total > 0, total, 1), 0.0)
+        share = np.where(total > 0, top_sec[:, 0].clip(min=0) / np.where(total > 0, total, 1), 0.0)
+        # a section that has most of its chapter's evidence, or clearly more than the runner-up
+        leads = (top_sec[:, 0] > 0) & ((share >= p.min_section_share)
+                                       | (top_sec[:, 0] >= p.section_lead * second.clip(min=0)))
         out = []
         for j in range(n):
             if top2[j, 0] <= 0:
                 out.append((-1, 0.0))
-            elif in_chapter[j].any() and share[j] >= p.min_section_share:
+            elif in_chapter[j].any() and leads[j]:
                 out.append((t.sections[sec_best[j]], float(conf[j])))
             else:
                 out.append((t.chapters[best[j]], float(conf[j])))

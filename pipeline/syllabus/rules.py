@@ -54,12 +54,12 @@ class PlacementRules(StrictRules):
     weight_heading: float
     weight_mention_section: float
     section_lead: float
+    min_section_share: float
     mention_coverage: float
     heading_exact: float
     weight_links: float
     weight_file_subject: float
     number_prior_weight: float
-    min_section_share: float
     min_confidence: float
     min_evidence: float
     second_chapter_share: float
