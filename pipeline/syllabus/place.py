@@ -12,8 +12,9 @@ Two passes; every weight is in ``rules.yaml`` (``placement``):
 2. **Past-paper questions.** Each chapter's and section's *profile* is its items' own words plus the
    centroid of the material placed there in pass 1 (so ``判定树`` and ``ASL`` speak for 折半查找 though the
    syllabus never says them). Evidence: the question's text against the profiles (the booklet's 考查 line
-   weighs most, then the stem, options and analysis), the places of the notes sections it is linked to
-   (``Chunk.chapter_paths``, pipeline/index/links.py), and, weakly, the subject its number usually has.
+   weighs most, then the stem, options and analysis), where its nearest material chunks sit, the places
+   of the notes sections it is linked to (``Chunk.chapter_paths``, pipeline/index/links.py), and, as a
+   prior, the subject its number has in the other years' papers.
 
 The subject is decided first, then the chapter within it, then a section only when one clearly leads.
 A confidence is the margin of the chosen place over the runner-up (0 for a tie, 1 when nothing else has
@@ -33,7 +34,7 @@ from pipeline.syllabus.features import Vectorizer, normalise_rows, terms
 from pipeline.syllabus.models import ChunkPlacement, Placement, Syllabus, SyllabusNode
 from pipeline.syllabus.rules import SyllabusRules, name_variants
 
-PLACEMENT_VERSION = "place-5"
+PLACEMENT_VERSION = "place-6"
 MATERIAL_KINDS = ("textbook", "note")
 LINK_RANK_WEIGHTS = (1.0, 0.6, 0.4)  # the question's best linked section counts most
 OUTER_DECAY = 0.7  # chapter evidence of a heading: × 0.7 per level below the outermost
@@ -41,7 +42,8 @@ POINT_WEIGHT = 0.8  # a point's title (1.顺序存储) against a chapter's or se
 EXACT_BONUS = 0.25  # an exact inner heading against the outermost one, per level deeper
 AMBIGUOUS_MATCH = 0.5
 PRIOR_MIN_MARGIN = 0.3  # questions whose subject is this clear teach the number prior
-PRIOR_MIN_YEARS = 3  # other years needed before the prior is learnt from the papers  # a heading this close to items of two chapters names neither exactly
+PRIOR_MIN_YEARS = 3
+NEIGHBOURS = 10  # material chunks nearest to a question that vote for their chapters  # other years needed before the prior is learnt from the papers  # a heading this close to items of two chapters names neither exactly
 
 _OPTION = re.compile(r"^([A-H])[.．、]\s*(.*)$")
 _HEAD = re.compile(r"^\d{4}年\s*第\d+题.*$|^第\d+题$")
@@ -190,6 +192,7 @@ class Placer:
         self.variant_mass = self._mass(variants)
         self.words = self.vec.matrix(node_words)
         self.level_weight = np.where(t.level >= 3, POINT_WEIGHT, 1.0)
+        self.placed_nodes = None
         self.material_matrix = self.vec.matrix([self.bags[c.chunk_id] for c in self.material])
         self.section_place: dict[str, tuple[int, float]] = {}  # joined chapter path -> (node, confidence)
 
@@ -347,6 +350,28 @@ class Placer:
         norm = sum(LINK_RANK_WEIGHTS[: max(len(links), 1)])
         return chapters / norm, nodes / norm
 
+    def neighbour_votes(self, qm) -> np.ndarray:
+        """questions × chapters: where each question's nearest material chunks sit (each vote its cosine ×
+        its placement confidence, over the neighbours' total cosine): a nearest-neighbour view of the same
+        evidence the profiles average, which a big generic chapter cannot drown."""
+        t = self.tree
+        out = np.zeros((qm.shape[0], len(t.chapters)))
+        if not self.material or self.placed_nodes is None:
+            return out
+        sims = (qm @ self.material_matrix.T).toarray()
+        k = min(NEIGHBOURS, sims.shape[1])
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for j in range(qm.shape[0]):
+            w = 0.0
+            for m in top[j]:
+                node, conf = self.placed_nodes[m]
+                if node >= 0 and sims[j, m] > 0:
+                    out[j, t.chapter[node]] += sims[j, m] * conf
+                w += sims[j, m]
+            if w > 0:
+                out[j] /= w
+        return out
+
     def number_priors(self, scores: list[np.ndarray]) -> list[dict[str, float]]:
         """Per question, the share of each subject among the *other years'* questions with the same number,
         as their own evidence places them (a subject margin of at least PRIOR_MIN_MARGIN). Learnt from the
@@ -377,12 +402,14 @@ class Placer:
         if not self.questions:
             return []
         parts = [question_parts(c.text, self.rules) for c in self.questions]
-        text = (self.question_matrix(parts) @ self.profiles.T).toarray() * self.level_weight
+        qm = self.question_matrix(parts)
+        text = (qm @ self.profiles.T).toarray() * self.level_weight
         named = self.mentions([terms(" ".join(q.focus) + "\n" + q.stem) for q in parts])
         text_ch = t.by_chapter_max(text)
         subj_col = np.array(t.subject_of_chapter)
         links = [self.link_votes(c) for c in self.questions]
-        scores = [text_ch[j] + p.weight_links * links[j][0] for j in range(len(self.questions))]
+        knn = self.neighbour_votes(qm)
+        scores = [text_ch[j] + p.weight_links * links[j][0] + p.weight_neighbours * knn[j] for j in range(len(self.questions))]
         priors = self.number_priors(scores)
         out = []
         for j, c in enumerate(self.questions):
@@ -426,6 +453,7 @@ class Placer:
     def run(self) -> list[ChunkPlacement]:
         out: list[ChunkPlacement] = []
         placed = self.place_material()
+        self.placed_nodes = placed
         by_path: dict[str, list[tuple[int, float]]] = {}
         for c, (node, conf) in zip(self.material, placed):
             record = ChunkPlacement(chunk_id=c.chunk_id, kind=c.kind, source=c.source)

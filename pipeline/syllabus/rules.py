@@ -58,6 +58,7 @@ class PlacementRules(StrictRules):
     mention_coverage: float
     heading_exact: float
     weight_links: float
+    weight_neighbours: float
     weight_file_subject: float
     number_prior_weight: float
     min_confidence: float
