@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from pipeline.index.catalog import Catalog, current_generation  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from pipeline.store import Store  # noqa: E402
-from pipeline.syllabus.models import PLACEMENT, TREE, PlacementSet, Syllabus, syllabus_dir  # noqa: E402
+from pipeline.syllabus.models import MAP, TREE, PlacementSet, Syllabus, SyllabusMap, syllabus_dir  # noqa: E402
 from pipeline.syllabus.place import question_parts  # noqa: E402
 from pipeline.syllabus.rules import load_rules  # noqa: E402
 from pipeline.syllabus.stage import run as place_run  # noqa: E402
@@ -114,7 +114,8 @@ def main() -> None:
         cpu.append(time.process_time() - c)
     out = syllabus_dir(settings.data_dir)
     syllabus = Syllabus.model_validate_json((out / TREE).read_text("utf-8"))
-    placement = PlacementSet.model_validate_json((out / PLACEMENT).read_text("utf-8"))
+    summary = SyllabusMap.model_validate_json((out / MAP).read_text("utf-8"))
+    placement = PlacementSet.model_validate_json((out / summary.placement).read_text("utf-8"))
     labels = read_labels(args.labels)
     ours = {(c.year, c.number): c.places[0].path if c.places else [] for c in placement.chunks
             if c.kind == "question" and c.year is not None}

@@ -18,11 +18,17 @@ LEVEL_NAMES = ("subject", "chapter", "section", "point")  # 科目 › 一级 (�
 
 # where the syllabus step writes, under the data dir (see pipeline/syllabus/stage.py)
 DIR = "syllabus"
-TREE, PLACEMENT, MAP, RECORD = "tree.json", "placement.json", "map.json", "record.json"
+TREE, MAP, RECORD = "tree.json", "map.json", "record.json"
 
 
 def syllabus_dir(data_dir: Path) -> Path:
     return Path(data_dir) / DIR
+
+
+def placement_name(key: str) -> str:
+    """A placement's file is named by its key, and the map names the placement it was built from: a reader
+    never pairs a map with another run's placement, even when a writer was killed between the two."""
+    return f"placement-{key[:16]}.json"
 
 
 class SyllabusNode(BaseModel):
@@ -127,6 +133,7 @@ class SyllabusMap(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     key: str
+    placement: str = ""  # the placement file (``placement_name(key)``) in the same folder
     source: str
     counts: dict[str, int] = Field(default_factory=dict)  # nodes per level, questions, chunks placed
     years: list[int] = Field(default_factory=list)

@@ -4,8 +4,9 @@ It runs after the index stage in ``ingest`` and on its own (``cli.py place``), u
 Unlike the four per-document stages it works on the whole index at once, so it keeps its own record:
 
     syllabus/tree.json       the Syllabus (its content hash is what placement depends on)
-    syllabus/placement.json  PlacementSet: every chunk's places on the tree
-    syllabus/map.json        SyllabusMap: per node its questions by year, its material, the gaps
+    syllabus/placement-<key>.json  PlacementSet: every chunk's places on the tree (named by its key)
+    syllabus/map.json        SyllabusMap: per node its questions by year, its material, the gaps; names
+                             the placement file it was built from (written last: the switch)
 
 The tree is re-read only when the syllabus input changed (the syllabus file's bytes, or the parse
 outputs of the documents); placement is redone only when its key changed: the tree hash, the rules
@@ -25,11 +26,13 @@ from pipeline.index.catalog import Catalog, current_generation
 from pipeline.models import DocReport, ErrorItem, StageReport, Status
 from pipeline.settings import Settings
 from pipeline.store import Manifest, Store, atomic_write_text
-from pipeline.syllabus.models import MAP, PLACEMENT, RECORD, TREE, PlacementSet, Syllabus, SyllabusMap, syllabus_dir
+from pipeline.syllabus.models import (MAP, RECORD, TREE, PlacementSet, Syllabus, SyllabusMap, placement_name,
+                                      syllabus_dir)
 from pipeline.syllabus.place import PLACEMENT_VERSION, place
 from pipeline.syllabus.rules import load_rules, rules_hash
 from pipeline.syllabus.sources import find_syllabus, yaml_candidates
 from pipeline.syllabus.summary import build_map
+from pipeline.testhooks import kill_point
 
 def _tree_input_key(store: Store, manifest: Manifest, explicit: Optional[Path], rules_digest: str) -> str:
     """Everything the tree is read from: the explicit file's bytes, YAML candidates' bytes, and every
@@ -79,8 +82,8 @@ def run(store: Store, manifest: Manifest, settings: Settings, *, force: bool = F
     else:
         syllabus, problems = find_syllabus(store, manifest, rules, explicit)
         if syllabus is None:
-            for name in (TREE, PLACEMENT, MAP):
-                (out / name).unlink(missing_ok=True)
+            for path in [out / TREE, out / MAP, *out.glob("placement-*.json")]:
+                path.unlink(missing_ok=True)
         else:
             atomic_write_text(out / TREE, syllabus.model_dump_json(indent=1))
         record = {"input_key": input_key, "problems": problems}
@@ -102,8 +105,12 @@ def run(store: Store, manifest: Manifest, settings: Settings, *, force: bool = F
         placed = place(syllabus, chunks, rules)
         placement = PlacementSet(key=key, syllabus_hash=syllabus.content_hash, rules_hash=r_hash,
                                  generation=generation, chunks=placed, seconds=round(time.monotonic() - t0, 3))
-        atomic_write_text(out / PLACEMENT, placement.model_dump_json())
+        atomic_write_text(out / placement_name(key), placement.model_dump_json())
+        kill_point("syllabus:placed")
         atomic_write_text(out / MAP, build_map(syllabus, placement, key).model_dump_json())
+        for old in out.glob("placement-*.json"):  # a reader that opened the old map reopens (view.py)
+            if old.name != placement_name(key):
+                old.unlink(missing_ok=True)
         detail = "placed"
     else:
         detail = "unchanged"

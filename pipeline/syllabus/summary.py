@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pipeline.syllabus.models import MapNode, MapQuestion, PlacementSet, Syllabus, SyllabusMap
+from pipeline.syllabus.models import MapNode, MapQuestion, PlacementSet, Syllabus, SyllabusMap, placement_name
 
 MATERIAL_KINDS = ("textbook", "note")
 GAP_LEVELS = (1, 2)  # placement reaches chapters and sections
@@ -55,6 +55,6 @@ def build_map(syllabus: Syllabus, placement: PlacementSet, key: str) -> Syllabus
     gap_nodes = [n for n in nodes if n.level in GAP_LEVELS]
     counts = {**syllabus.counts(), "questions_placed": placed_q, "chunks_placed": placed_c,
               "questions": sum(1 for c in placement.chunks if c.kind == "question")}
-    return SyllabusMap(key=key, source=syllabus.source, counts=counts, years=sorted(years), nodes=nodes,
+    return SyllabusMap(key=key, placement=placement_name(key), source=syllabus.source, counts=counts, years=sorted(years), nodes=nodes,
                        gaps_uncovered=[n.node_id for n in gap_nodes if n.tested and not n.covered],
                        gaps_untested=[n.node_id for n in gap_nodes if not n.tested])

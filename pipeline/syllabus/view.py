@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from pipeline.models import PATH_SEP
-from pipeline.syllabus.models import MAP, PLACEMENT, MapNode, Placement, PlacementSet, SyllabusMap, syllabus_dir
+from pipeline.syllabus.models import MAP, MapNode, Placement, PlacementSet, SyllabusMap, placement_name, syllabus_dir
 from pipeline.syllabus.outline import normalise
 
 _SEPARATORS = ("›", ">", "/")
@@ -97,10 +97,18 @@ class SyllabusView:
 
     # ------------------------------------------------------------------ placement
     def _places(self) -> dict[str, list[Placement]]:
+        """The placement this map was built from. A new run may have replaced both since this view opened
+        the map: then the map is read again (once; a run in progress leaves the old pair in place)."""
         if self._placement is None:
-            data = PlacementSet.model_validate_json((self.dir / PLACEMENT).read_text("utf-8"))
-            if data.key != self.key:  # written by another run than the map: read both again next time
-                raise FileNotFoundError(f"{self.dir}: placement and map are from different runs")
+            try:
+                path = self.dir / (self.summary.placement or placement_name(self.key))
+                data = PlacementSet.model_validate_json(path.read_text("utf-8"))
+            except FileNotFoundError:
+                fresh = SyllabusView.open(self.dir.parent)
+                if fresh is None or fresh.key == self.key:
+                    raise
+                self.__init__(fresh.dir, fresh.summary)
+                return self._places()
             self._placement = {c.chunk_id: c.places for c in data.chunks if c.places}
         return self._placement
 

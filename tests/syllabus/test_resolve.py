@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pipeline.syllabus.models import PlacementSet, syllabus_dir
+from pipeline.syllabus.models import PlacementSet, placement_name, syllabus_dir
 from pipeline.syllabus.place import place
 from pipeline.syllabus.rules import load_rules
 from pipeline.syllabus.summary import build_map
@@ -26,7 +26,7 @@ def view(tmp_path_factory):
                              chunks=place(syllabus, chunks, rules))
     data = tmp_path_factory.mktemp("data")
     out = syllabus_dir(data)
-    atomic_write_text(out / "placement.json", placement.model_dump_json())
+    atomic_write_text(out / placement_name("k"), placement.model_dump_json())
     atomic_write_text(out / "map.json", build_map(syllabus, placement, "k").model_dump_json())
     return SyllabusView.open(data)
 
@@ -83,3 +83,25 @@ def test_map_json_subtree_and_gaps(view):
     assert {tuple(n["path"][:2]) for n in sub["nodes"]} == {("数据结构", "三、查找")}
     with pytest.raises(KeyError):
         view.map_json("不在考纲里")
+
+
+def test_a_view_opened_before_a_new_run_reads_the_new_pair(tmp_path):
+    """The writer puts placement-<key>.json, then map.json (naming it), then removes the old placement: a
+    view that opened the old map finds its placement gone and reads the new pair, never a mixed one."""
+    rules = load_rules()
+    syllabus, chunks = fixture(rules)
+    placed = place(syllabus, chunks, rules)
+    out = syllabus_dir(tmp_path)
+
+    def write(key):
+        p = PlacementSet(key=key, syllabus_hash=syllabus.content_hash, rules_hash="r", chunks=placed)
+        atomic_write_text(out / placement_name(key), p.model_dump_json())
+        atomic_write_text(out / "map.json", build_map(syllabus, p, key).model_dump_json())
+        for old in out.glob("placement-*.json"):
+            if old.name != placement_name(key):
+                old.unlink()
+
+    write("a" * 64)
+    view = SyllabusView.open(tmp_path)
+    write("b" * 64)
+    assert view.places("q2030-1") and view.key == "b" * 64

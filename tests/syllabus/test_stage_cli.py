@@ -110,3 +110,19 @@ def test_a_users_syllabus_yaml_and_a_bad_rules_file(cli, tmp_path):
     bad.write_text("subjects: []\n", encoding="utf-8")
     r = cli("place", data_dir=data, env={**ENV, "EXAMRAG_SYLLABUS_RULES_FILE": str(bad)})
     assert r.returncode == 1 and "invalid syllabus rules" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("point", ["syllabus", "syllabus:placed"])
+def test_killed_before_or_during_the_syllabus_step_completes_on_rerun(cli, raw, tmp_path, point):
+    """SIGKILL after the index is published but before the map is written: the reader sees no map (or the
+    old one, never a placement and map from different runs); the next ingest redoes the step."""
+    data = tmp_path / "data"
+    killed = cli("ingest", str(raw), "--quiet", data_dir=data, env={**ENV, "EXAMRAG_TEST_KILL_AT": point})
+    assert killed.returncode == -9, killed.stdout + killed.stderr
+    r = cli("map", "--json", data_dir=data, env=ENV)
+    assert r.returncode == 1 and "no syllabus" in r.stderr  # the map is written last
+    again = cli("ingest", str(raw), "--quiet", data_dir=data, env=ENV)
+    assert again.returncode == 0, again.stdout + again.stderr
+    m = _json(cli("map", "--json", data_dir=data, env=ENV))
+    assert m["counts"]["chunks_placed"] >= 3
+    assert not list((data / "syllabus").glob(".*.tmp"))
