@@ -28,7 +28,7 @@ from pipeline.index.catalog import Catalog, current_generation  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from pipeline.store import Store  # noqa: E402
 from pipeline.syllabus.models import MAP, TREE, PlacementSet, Syllabus, SyllabusMap, syllabus_dir  # noqa: E402
-from pipeline.syllabus.place import question_parts  # noqa: E402
+from pipeline.syllabus.parts import question_parts  # noqa: E402
 from pipeline.syllabus.rules import load_rules  # noqa: E402
 from pipeline.syllabus.stage import run as place_run  # noqa: E402
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.syllabus.place import place, question_parts
+from pipeline.syllabus.parts import question_parts
+from pipeline.syllabus.place import place
 from pipeline.syllabus.rules import load_rules
 from pipeline.syllabus.summary import build_map
 from pipeline.syllabus.models import PlacementSet
