@@ -2,8 +2,9 @@
 commands call it).
 
 Under the data-dir lock: sweep what killed writers left, find documents (with a raw dir), run each
-requested stage over them, save the manifest. Bad files never stop the others; the result says what
-happened per file so the caller can print it and choose an exit code.
+requested stage over them, then (when the index stage ran) the syllabus step, which places the whole
+index on the syllabus (pipeline/syllabus); save the manifest. Bad files never stop the others; the
+result says what happened per file so the caller can print it and choose an exit code.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from pipeline.models import StageReport
+from pipeline.models import StageReport, Status
 from pipeline.parse.discover import discover
 from pipeline.settings import Settings
 from pipeline.stages import STAGES, get as get_stage
 from pipeline.store import Manifest, Store
+from pipeline.syllabus.sources import yaml_candidates
+from pipeline.syllabus.stage import run as place_on_syllabus
 from pipeline.testhooks import kill_point
 
 STATUS_ORDER = {"failed": 0, "partial": 1, "skipped": 2, "success": 3}  # worst first
@@ -89,6 +92,7 @@ def run_stages(settings: Settings, stages: Sequence[str] = (), raw_dir: Optional
         manifest = store.load_manifest()
         if raw_dir is not None:
             doc_ids, problems = discover(raw_dir, store, manifest)
+            _syllabus_files_are_not_skipped(problems, manifest)
             store.save_manifest(manifest)
             reports.append(StageReport(stage="discover", docs=problems))
             kill_point("discovered")
@@ -100,6 +104,27 @@ def run_stages(settings: Settings, stages: Sequence[str] = (), raw_dir: Optional
             run = get_stage(name).run
             reports.append(run(store, manifest, doc_ids, settings, force=force, quiet=quiet,
                                abort_on_error=abort_on_error))
+        if "index" in names and not (abort_on_error and any(r.failed for r in reports)):
+            kill_point("syllabus")
+            reports.append(place_on_syllabus(store, manifest, settings, force=force))
         store.save_manifest(manifest)
     return IngestResult(reports, manifest, time.monotonic() - started)
+
+
+def run_syllabus(settings: Settings, *, force: bool = False, wait: float = 0.0) -> StageReport:
+    """The syllabus step alone (``cli.py place``), under the data-dir lock."""
+    store = Store(settings.data_dir)
+    with store.lock(wait=wait):
+        return place_on_syllabus(store, store.load_manifest(), settings, force=force)
+
+
+def _syllabus_files_are_not_skipped(problems: list, manifest: Manifest) -> None:
+    """A ``syllabus.yaml`` is no document for the parse stage, but the syllabus step reads it: its line
+    says so instead of "skipped: unsupported file type" (it stays listed in ``manifest.skipped``, where
+    the syllabus step finds it)."""
+    names = {str(p) for p in yaml_candidates(manifest)}
+    for d in problems:
+        if d.source in names and d.status == Status.SKIPPED:
+            d.status, d.detail = Status.SUCCESS, "syllabus (read by the syllabus step)"
+            manifest.skipped[d.source] = "syllabus: read by the syllabus step, not indexed"
 

@@ -178,7 +178,16 @@ def build_server(settings: Settings, service: Optional[QueryService] = None):
         healthy). Call it when results look empty or stale; the student re-runs `examrag ingest DIR`."""
         return _tool_errors(service.status)
 
-    # TODO(merge): `syllabus_map(node?)` once the syllabus branch adds QueryService.map (issue 22).
+    @server.tool(annotations=read_only)
+    def syllabus_map(node: Annotated[Optional[str], Field(max_length=200, description="A syllabus node: its id or "
+                                                                                       "a chapter text such as 查找 "
+                                                                                       "(default: the whole map).")]
+                     = None) -> dict[str, Any]:
+        """The exam syllabus (考试大纲) as a tree, each node with its past-paper questions by year (with
+        points), how much of the student's material covers it and from which sources, and the gaps (tested
+        points no material covers; points never tested). Call it for "what should I study", "how often is
+        X tested" or "what does my material miss"; with ``node``, only that subtree."""
+        return _tool_errors(lambda: service.syllabus_map(node))
 
     @server.resource("examrag://chunk/{chunk_id}", mime_type="application/json",
                      description="One source passage by a hit's chunk_id: its text, citation, pages and boxes.")
@@ -217,7 +226,7 @@ def run_stdio(settings: Settings) -> None:
 def http_app(settings: Settings, host: str, service: Optional[QueryService] = None):
     """The streamable HTTP app at :data:`HTTP_PATH` behind ``serve``'s Guard (Host check on loopback,
     bearer token when EXAMRAG_API_TOKEN is set)."""
-    from pipeline.serve.app import Guard, is_loopback  # TODO(merge): from pipeline.serve.auth once it exists
+    from pipeline.serve.app import Guard, is_loopback
 
     app = build_server(settings, service).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
     return Guard(app, token=settings.serve.api_token, loopback_only=is_loopback(host))

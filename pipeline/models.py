@@ -333,6 +333,7 @@ class Answer(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict)  # seconds: "total", "first_token", "llm"
     standalone_question: Optional[str] = None  # a session's follow-up rewritten to stand alone (what was retrieved)
     extras: Optional["Extras"] = None  # --extras: 复习建议 and 延伸问题
+    chapter: Optional[dict] = None  # how --chapter was resolved: a syllabus node, or headings (pipeline/syllabus/view.py)
 
 
 class DocReport(BaseModel):

@@ -1,4 +1,4 @@
-"""One settings object with a group per stage (parse, clean, enrich, index), per service (ask, llm,
+"""One settings object with a group per stage (parse, clean, enrich, index, syllabus), per service (ask, llm,
 serve, study) and for where work runs (executor).
 
 Precedence: defaults < config file < environment < explicit overrides (CLI options, tests).
@@ -98,6 +98,14 @@ class IndexSettings(Group):
     bm25_b: float = Field(0.3, description="BM25 length normalisation; 0.3 measured better than the usual 0.75 on the dev set (chunks are already bounded in length).")
 
 
+class SyllabusSettings(Group):
+    """The syllabus step (pipeline/syllabus): which syllabus, and the rules that read it and place the material."""
+
+    KEY_PREFIX: ClassVar[str] = "syllabus_"
+    file: Optional[str] = Field(None, description="A syllabus you wrote (.yaml/.yml, .md or .txt; see pipeline/syllabus/sources.py) used instead of one found among the ingested files.")
+    rules_file: Optional[str] = Field(None, description="Syllabus rules YAML replacing pipeline/syllabus/rules.yaml (subjects, numbering styles, placement weights); its content is hashed, so editing it re-places everything.")
+
+
 class AskSettings(Group):
     retrieval_mode: Literal["bm25", "hybrid", "vector"] = Field("bm25", description="bm25 | hybrid | vector. bm25 is the default because it measured best on the dev set (BENCHMARKS.md): the packaged USE embeddings lower hybrid MRR, and loading them costs ~2 s per cold ask.")
     top_n: int = Field(20, description="Candidates taken from each engine before fusion.")
@@ -176,6 +184,7 @@ class Settings(BaseModel):
     clean: CleanSettings = Field(default_factory=CleanSettings)
     enrich: EnrichSettings = Field(default_factory=EnrichSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    syllabus: SyllabusSettings = Field(default_factory=SyllabusSettings)
     ask: AskSettings = Field(default_factory=AskSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)

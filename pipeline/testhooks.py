@@ -16,7 +16,8 @@ Points, in the order ingest reaches them:
 work is done, its artifact not written) and ``<stage>:after_write`` (artifact written, manifest not yet
 saved) for stage parse/clean/enrich/index (runner.py), ``embed`` (a batch embedded, not yet in Chroma),
 ``chroma`` (a batch written to Chroma), ``publish`` (BM25 + catalog built, not yet published)
-(index/stage.py).
+(index/stage.py), ``syllabus`` (index published, the syllabus step not yet run; ingest.py) and
+``syllabus:placed`` (placement written, the map not yet; syllabus/stage.py).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ Produces (all text is original study material written for this project):
   2024年计算机专业基础综合模拟卷_参考答案.pdf  text PDF: its answer key and explanations
   操作系统笔记.md                          markdown with headings, table, LaTeX, C code block
   计算机网络笔记.txt                       plain text encoded in GBK
+  考试大纲（样例）.md                       our own short syllabus (考纲) for the syllabus map: four subjects,
+                                         mixed numbering (一、 (一) 1. 1、), a 考查目标 list to skip
 """
 import argparse
 import re
@@ -507,18 +509,106 @@ NET_TXT = """计算机网络笔记（传输层）
 """
 
 
+# ---------------------------------------------------------------- syllabus (our own, shortened)
+SYLLABUS_MD = """# 计算机专业基础综合考试大纲（样例）
+
+> examrag 示例语料自带的简化考纲，由本项目自行编写，只列出部分考点，用来演示考纲地图、按考纲筛选和缺口分析。
+
+## 数据结构
+
+【考查目标】
+1.理解常用数据结构的逻辑结构、存储结构及其基本操作。
+2.能够分析算法的时间复杂度和空间复杂度，并用C语言实现算法。
+
+一、线性表
+(一)顺序表和链表的基本操作
+(二)线性表的综合应用
+二、图
+(一)图的基本概念
+(二)图的存储结构
+1.邻接矩阵
+2.邻接表
+(三)图的遍历
+(四)图的应用
+1.最小生成树
+2.最短路径
+3.拓扑排序与关键路径
+三、查找
+(一)顺序查找和分块查找
+(二)折半查找
+(三)二叉排序树与平衡二叉树
+(四)B 树和B+树
+(五)散列表
+四、排序
+(一)插入排序
+(二)交换排序
+(三)选择排序
+(四)归并排序和基数排序
+(五)各种排序方法的比较
+
+## 计算机组成原理
+
+【考查目标】
+1.理解计算机各部件的工作原理和相互连接方式。
+
+一、数据的表示和运算
+(一)定点数的表示和运算
+(二)浮点数的表示和运算
+二、存储器层次结构
+(一)主存储器与CPU的连接
+(二)高速缓冲存储器(Cache)
+(三)虚拟存储器
+
+## 操作系统
+
+【考查目标】
+1.理解操作系统对进程、内存和文件的管理方法。
+
+一、进程管理
+(一)进程与线程
+(二)处理机调度
+(三)同步与互斥
+(四)死锁
+1、死锁的概念与必要条件
+2、死锁避免与银行家算法
+二、内存管理
+(一)分页存储管理
+(二)虚拟内存管理
+1、页面置换算法
+2、快表与有效访问时间
+三、文件管理
+(一)文件的逻辑结构和目录
+(二)磁盘调度
+
+## 计算机网络
+
+【考查目标】
+1.理解网络体系结构和典型协议的工作原理。
+
+一、网络层
+(一)IPv4地址与子网划分
+(二)路由算法
+二、传输层
+(一)UDP协议
+(二)TCP协议
+1.TCP连接管理
+2.TCP流量控制与拥塞控制
+"""
+
+
 def main():
     ap = argparse.ArgumentParser(description="Write the shipped sample corpus.")
     ap.add_argument("--out", type=Path, default=SAMPLE_DIR, help="output folder (default: data/raw/)")
     out = ap.parse_args().out
     out.mkdir(parents=True, exist_ok=True)
     names = {"数据结构复习讲义.pdf", "2024年计算机专业基础综合模拟卷_扫描版.pdf", "2024年计算机专业基础综合模拟卷_参考答案.pdf",
-             "操作系统笔记.md", "计算机网络笔记.txt"}
+             "操作系统笔记.md", "计算机网络笔记.txt", "考试大纲（样例）.md"}
     make_book(out / "数据结构复习讲义.pdf")
     make_scan(out / "2024年计算机专业基础综合模拟卷_扫描版.pdf")
     make_booklet(out / "2024年计算机专业基础综合模拟卷_参考答案.pdf")
     (out / "操作系统笔记.md").write_text(OS_MD, encoding="utf-8")
     (out / "计算机网络笔记.txt").write_bytes(NET_TXT.encode("gbk"))
+    (out / "考试大纲（样例）.md").write_text(SYLLABUS_MD, encoding="utf-8")
     for name in sorted(names):
         print(f"{(out / name).stat().st_size:>9}  {name}")
 

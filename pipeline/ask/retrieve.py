@@ -161,11 +161,17 @@ class Retriever:
         close += [h for h in headings if set(needle) & set(h) and h not in close][: 5 - len(close)]
         raise ChapterNotFound(needle, close[:5])
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {cid: i for i, cid in enumerate(self.bm25.ids)}
+
     def search(self, question: str, *, top_k: int = 5, chapter: Optional[str] = None,
-               mode: Optional[str] = None) -> Retrieval:
+               mode: Optional[str] = None, within: Optional[set[str]] = None) -> Retrieval:
+        """``chapter`` filters by headings; ``within`` (chunk ids: a syllabus node's placement, see
+        pipeline/syllabus/view.py) filters to those chunks instead."""
         s = self.settings.ask
         mode = mode or s.retrieval_mode
-        chapters = self.resolve_chapter(chapter) if chapter else []
+        chapters = self.resolve_chapter(chapter) if chapter and within is None else []
         result = Retrieval(hits=[], chapters=chapters)
         exact: list[Chunk] = []
         ref = question_ref(question)
@@ -173,6 +179,8 @@ class Retriever:
             exact = self.catalog.questions(*ref)
             if chapters:
                 exact = [c for c in exact if c.chapter in chapters]
+            if within is not None:
+                exact = [c for c in exact if c.chunk_id in within]
             # the record with the most to say (answer, analysis) first: that is what the student wants
             exact.sort(key=lambda c: (-("解析" in c.text), -len(c.text), c.source))
             result.exact_question = bool(exact)
@@ -183,13 +191,17 @@ class Retriever:
             if chapters:
                 mask = np.zeros(len(self.bm25), dtype=bool)
                 mask[self.catalog.positions_in(chapters)] = True
+            if within is not None:
+                mask = np.zeros(len(self.bm25), dtype=bool)
+                mask[[self._positions[c] for c in within if c in self._positions]] = True
             bm = self.bm25.search(tokenize_query(question, self.bm25.vocab), top_n=s.top_n, allowed=mask)
             result.best_bm25 = bm[0][1] if bm else 0.0
             lists.append(([cid for cid, _ in bm], s.bm25_weight if mode == "hybrid" else 1.0))
             raw_scores = bm
         if mode in ("hybrid", "vector"):
             where = {"chapter": {"$in": chapters}} if chapters else None
-            vec = self.vectors.query(self.embedder.embed_query(question), top_n=s.top_n, where=where)
+            vec = self.vectors.query(self.embedder.embed_query(question), top_n=s.top_n, where=where,
+                                     ids=sorted(within) if within is not None else None)
             result.best_cosine = vec[0][1] if vec else 0.0
             lists.append(([cid for cid, _ in vec], s.vector_weight if mode == "hybrid" else 1.0))
             raw_scores = vec

@@ -28,10 +28,13 @@ from pipeline.llm.from_settings import make_llm_from_settings
 from pipeline.models import PATH_SEP, Answer, Chunk
 from pipeline.settings import Settings
 from pipeline.store import Store
+from pipeline.syllabus.models import MAP, syllabus_dir
+from pipeline.syllabus.view import Resolution, SyllabusMissing, SyllabusView, missing_message
 
-__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "NotFound", "SessionError", "answer_json", "chapter_tree",
-           "render"]
+__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "NotFound", "SessionError", "SyllabusMissing",
+           "answer_json", "chapter_tree", "render"]
 SessionError = sessions.SessionError
+
 
 # the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
 HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
@@ -55,6 +58,8 @@ def answer_json(a: Answer) -> dict:
     out["hits"] = [{k: d[k] for k in HIT_KEYS} for d in (h.model_dump() for h in a.hits)]
     if a.note:
         out["note"] = a.note
+    if a.chapter is not None:
+        out["chapter"] = a.chapter
     return out
 
 
@@ -77,9 +82,14 @@ def chapter_tree(rows: Iterable[tuple[str, int]]) -> list[dict]:
     return roots
 
 
-def question_row(q: Chunk) -> dict:
+def question_row(q: Chunk, syllabus: Optional[SyllabusView] = None) -> dict:
+    """A past-paper record as ``questions --json`` (and the web API) show it; ``syllabus_path`` is its best
+    place on the syllabus (None without a syllabus, or unplaced), ``syllabus_paths`` every place."""
+    places = syllabus.places(q.chunk_id) if syllabus is not None else []
     return {"year": q.year, "number": q.number, "qtype": q.qtype, "text": q.text, "chapter_paths": q.chapter_paths,
-            "source": q.source, "pages": q.pages}
+            "source": q.source, "pages": q.pages, "syllabus_path": places[0].path if places else None,
+            "syllabus_confidence": places[0].confidence if places else None,
+            "syllabus_paths": [p.path for p in places]}
 
 
 class QueryService:
@@ -92,6 +102,8 @@ class QueryService:
         self._llm_error: Optional[str] = None
         self._embedder = embedder
         self._retriever: Optional[Retriever] = None
+        self._syllabus: Optional[SyllabusView] = None
+        self._syllabus_stamp: Optional[tuple[int, int]] = None
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ index
@@ -166,7 +178,9 @@ class QueryService:
         retriever = self.retriever()
         turns = sessions.load(self.settings.data_dir, session, profile) if session else None
         standalone = sessions.rewrite(question, turns.turns, retriever.bm25.vocab) if turns else question
-        retrieval = retriever.search(standalone, top_k=top_k, chapter=chapter, mode=mode)
+        resolution, within = self._chapter_filter(chapter)
+        retrieval = retriever.search(standalone, top_k=top_k, chapter=None if within is not None else chapter,
+                                     within=within, mode=mode)
         llm = self.llm() if use_llm else None
         note = f"no generated answer: {self.llm_error}" if use_llm and llm is None else None
         try:
@@ -177,6 +191,8 @@ class QueryService:
                                                                     hits=retrieval.hits)
             note = f"no generated answer: {one_line(exc)}"
         result.question = question
+        if resolution is not None:
+            result.chapter = resolution.to_json()
         if standalone != question:
             result.standalone_question = standalone
         result.note = result.note or note
@@ -193,14 +209,57 @@ class QueryService:
         return chapter_tree(self.retriever().catalog.chapters())
 
     def questions(self, chapter: Optional[str] = None, year: Optional[int] = None) -> list[dict]:
-        """Past-paper questions; with ``chapter``, those whose best-linked section (or own path) is under it;
-        with ``year``, that year's."""
+        """Past-paper questions; with ``chapter``, those placed under the syllabus node it resolves to
+        (:meth:`resolve_chapter`), or without a syllabus those whose best-linked section (or own path) is
+        under a heading containing it; with ``year``, that year's."""
         qs = self.retriever().catalog.all_questions()
-        if chapter:
+        resolution, within = self._chapter_filter(chapter)
+        if within is not None:
+            qs = [q for q in qs if q.chunk_id in within]
+        elif chapter:
             qs = [q for q in qs if any(chapter in h for p in q.chapter_paths[:1] + [q.chapter_path] for h in p)]
         if year is not None:
             qs = [q for q in qs if q.year == year]
-        return [question_row(q) for q in qs]
+        view = self.syllabus()
+        return [question_row(q, view) for q in qs]
+
+    # ------------------------------------------------------------------ syllabus
+    def syllabus(self) -> Optional[SyllabusView]:
+        """The syllabus map of the data dir, reopened when a placement run rewrote it; None without one."""
+        try:
+            st = (syllabus_dir(self.settings.data_dir) / MAP).stat()
+        except FileNotFoundError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        with self._lock:
+            if self._syllabus is None or self._syllabus_stamp != stamp:
+                self._syllabus, self._syllabus_stamp = SyllabusView.open(self.settings.data_dir), stamp
+            return self._syllabus
+
+    def resolve_chapter(self, chapter: str) -> Resolution:
+        """``--chapter X`` → the highest syllabus node containing X (``node_id`` None: no syllabus, or no
+        node matches, and filters fall back to headings). ``note()`` says which node was used."""
+        view = self.syllabus()
+        return view.resolve(chapter) if view is not None else Resolution(needle=chapter)
+
+    def _chapter_filter(self, chapter: Optional[str]) -> tuple[Optional[Resolution], Optional[set[str]]]:
+        """The resolution of ``chapter`` and, when it is a syllabus node, the chunk ids placed under it."""
+        if not chapter:
+            return None, None
+        resolution = self.resolve_chapter(chapter)
+        view = self.syllabus()
+        if resolution.node_id is None or view is None:
+            return resolution, None
+        return resolution, view.chunk_ids_under(resolution.filter_node_id)
+
+    def syllabus_map(self, node: Optional[str] = None) -> dict:
+        """The syllabus map (``cli.py map --json``): per node its questions by year with points, the material
+        covering it by source, and the gaps; with ``node`` (an id or a --chapter text) that subtree.
+        Raises SyllabusMissing without a syllabus, KeyError for a node that matches nothing."""
+        view = self.syllabus()
+        if view is None:
+            raise SyllabusMissing(missing_message(self.settings.data_dir))
+        return view.map_json(node)
 
     def question(self, year: int, number: int) -> dict:
         """One past-paper record by year and number: its row, the booklet's 答案 and 解析 verbatim with their
@@ -211,7 +270,7 @@ class QueryService:
             raise NotFound(f"no question {year}年第{number}题 in the material; `cli.py questions` lists those there are")
         hit = to_hit(found[0], 1, 1.0)
         record = to_record(hit, "reference", 1.0)
-        return {**question_row(found[0]), "chunk_id": hit.chunk_id, "citation": hit.citation, "answer": record.answer,
+        return {**question_row(found[0], self.syllabus()), "chunk_id": hit.chunk_id, "citation": hit.citation, "answer": record.answer,
                 "analysis": record.analysis, "answer_citation": record.citation, "sources": hit.sources,
                 "parts": [p.model_dump() for p in hit.parts], "boxes": [b.model_dump() for b in hit.boxes]}
 

@@ -1,6 +1,6 @@
 """The examrag command line (``python cli.py …`` or the ``examrag`` console script).
 
-Commands live in small modules by area (``ingest``, ``query``, ``study``, ``cards``, ``ops``, ``mcp``); importing them registers them
+Commands live in small modules by area (``ingest``, ``query``, ``syllabus``, ``study``, ``cards``, ``ops``, ``mcp``); importing them registers them
 on :data:`app`. Exit codes are listed in :mod:`pipeline.cli.common`.
 """
 
@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from pipeline.cli import ingest, query, study, cards, ops, mcp  # noqa: F401, I001 - importing registers the commands, in help order
+from pipeline.cli import ingest, query, syllabus, study, cards, ops, mcp  # noqa: F401, I001 - importing registers the commands, in help order
 from pipeline.cli.common import app
 
 __all__ = ["app", "main"]

@@ -45,7 +45,7 @@ def _print_answer(result, *, streamed: bool) -> None:
 
 @app.command()
 def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树和B+树的区别是什么\".")],
-        chapter: Annotated[Optional[str], typer.Option("--chapter", help="Only chunks under a heading containing this.")] = None,
+        chapter: Annotated[Optional[str], typer.Option("--chapter", help="Only chunks placed under the syllabus node this names (查找 → 数据结构 › 五、查找; the highest one when several match); without a syllabus, chunks under a heading containing this.")] = None,
         top_k: Annotated[int, typer.Option("--top-k", min=1, max=50)] = 5,
         no_llm: Annotated[bool, typer.Option("--no-llm", help="No generated answer: the record answer or the quoted key sentences, and the cited passages.")] = False,
         session: Annotated[Optional[str], typer.Option("--session", help="Keep the last 3 turns under this name, so a follow-up (\"那它和LRU有什么区别\") is understood.")] = None,
@@ -76,6 +76,8 @@ def ask(question: Annotated[str, typer.Argument(help="Your question, e.g. \"B树
         _fail(str(exc), 2)
     except (ChapterNotFound, IndexMissing) as exc:
         _fail(str(exc))
+    if result.chapter is not None:
+        typer.echo(result.chapter["note"], err=True)
     if as_json:
         _echo_json(answer_json(result))
     else:
@@ -106,20 +108,25 @@ def chapters(as_json: Json = False, data_dir: DataDir = None):
 
 
 @app.command()
-def questions(chapter: Annotated[Optional[str], typer.Option("--chapter", help="Questions whose linked sections or own path contain this.")] = None,
+def questions(chapter: Annotated[Optional[str], typer.Option("--chapter", help="Questions placed under the syllabus node this names (the highest when several match); without a syllabus, those whose linked sections or own path contain this.")] = None,
               as_json: Json = False, data_dir: DataDir = None):
-    """Past-paper questions, optionally those that test a chapter."""
+    """Past-paper questions, optionally those that test a chapter; each with its place on the syllabus
+    (`syllabus_path`, `syllabus_confidence` in --json). Which syllabus node --chapter used goes to stderr."""
     from pipeline.ask.service import IndexMissing
 
+    service = _service(data_dir)
     try:
-        rows = _service(data_dir).questions(chapter)
+        rows = service.questions(chapter)
     except IndexMissing as exc:
         _fail(str(exc))
+    if chapter:
+        typer.echo(service.resolve_chapter(chapter).note(), err=True)
     if as_json:
         _echo_json(rows)
         return
     for r in rows:
-        typer.echo(f"{r['year']}年 第{r['number']}题 [{r['qtype']}] {r['source']}")
+        where = f"  {' › '.join(r['syllabus_path'])}" if r.get("syllabus_path") else ""
+        typer.echo(f"{r['year']}年 第{r['number']}题 [{r['qtype']}] {r['source']}{where}")
 
 
 @app.command(name="eval")

@@ -91,6 +91,10 @@ class Catalog:
             rows = self.db.execute("SELECT body FROM chunks WHERE kind='question' AND year=? AND number=?", (year, number))
         return [Chunk.model_validate_json(b) for (b,) in rows]
 
+    def all_chunks(self) -> list[Chunk]:
+        """Every chunk, in BM25 position order (the syllabus step places them all)."""
+        return [Chunk.model_validate_json(b) for (b,) in self.db.execute("SELECT body FROM chunks ORDER BY pos")]
+
     def all_questions(self) -> list[Chunk]:
         return [Chunk.model_validate_json(b) for (b,) in
                 self.db.execute("SELECT body FROM chunks WHERE kind='question' ORDER BY year, number")]

@@ -155,14 +155,18 @@ class VectorStore:
         for start in range(0, len(ids), batch):
             self.collection.delete(ids=ids[start : start + batch])
 
-    def query(self, vector: "np.ndarray", top_n: int, where: Optional[dict] = None) -> list[tuple[str, float]]:
-        """Nearest ``top_n`` ids as (id, cosine similarity), best first; ``where`` filters metadata first."""
+    def query(self, vector: "np.ndarray", top_n: int, where: Optional[dict] = None,
+              ids: Optional[Sequence[str]] = None) -> list[tuple[str, float]]:
+        """Nearest ``top_n`` ids as (id, cosine similarity), best first; ``where`` filters metadata first,
+        ``ids`` (when given) restricts the search to those ids ([] finds nothing)."""
         import numpy as np
 
-        if top_n <= 0:
+        if top_n <= 0 or (ids is not None and not ids):
             return []
         q = np.asarray(vector, dtype=np.float32).reshape(1, -1)
-        res = self.collection.query(query_embeddings=q, n_results=top_n, where=where or None, include=["distances"])
+        extra = {"ids": list(ids)} if ids is not None else {}
+        res = self.collection.query(query_embeddings=q, n_results=top_n, where=where or None, include=["distances"],
+                                    **extra)
         return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
 
     def ids(self) -> set[str]:

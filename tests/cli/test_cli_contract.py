@@ -25,7 +25,7 @@ def test_ingest_reports_every_sample_file(cli, sample_data):
     sources = sorted(s for d in status["documents"] for s in d["sources"])
     assert [s.split("/")[-1] for s in sources] == sorted([
         "2024年计算机专业基础综合模拟卷_扫描版.pdf", "2024年计算机专业基础综合模拟卷_参考答案.pdf", "数据结构复习讲义.pdf",
-        "操作系统笔记.md", "计算机网络笔记.txt"])
+        "操作系统笔记.md", "计算机网络笔记.txt", "考试大纲（样例）.md"])
     for d in status["documents"]:
         assert d["stages"] == {"parse": "success", "clean": "success", "enrich": "success", "index": "success"}
     c = status["counts"]
@@ -39,15 +39,22 @@ def test_ask_json_chapter_filter_and_top_hit(cli, sample_data):
     assert set(out) >= {"question", "answer", "refused", "hits"}
     assert out["answer"] is None and out["refused"] is False
     assert out["hits"], out
+    # --chapter 查找 is the sample syllabus's 数据结构 › 三、查找: the textbook's 查找 sections and the
+    # past-paper records placed there (pipeline/syllabus)
+    assert out["chapter"]["path"] == ["数据结构", "三、查找"]
     keys = {"rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text"}
     for i, h in enumerate(out["hits"], start=1):
         assert keys <= set(h) and h["rank"] == i
+        assert h["pages"] and all(isinstance(p, int) for p in h["pages"])
+        assert not h["text"].startswith("【")  # the enrichment prefix is never shown
+        if h["kind"] == "question":  # a record: boxes on the pages of the files it was read from
+            assert h["year"] == 2024 and h["number"] in (1, 4, 41)
+            assert {b["doc_id"] for b in h["boxes"]} <= {p["doc_id"] for p in h["parts"]}
+            continue
         assert all(b["page"] in h["pages"] and b["doc_id"] == h["doc_id"] for b in h["boxes"])
         assert any("查找" in part for part in h["chapter_path"])
         assert h["source"] == "data/raw/数据结构复习讲义.pdf"
-        assert h["pages"] and all(isinstance(p, int) for p in h["pages"])
-        assert not h["text"].startswith("【")  # the enrichment prefix is never shown
-    top = out["hits"][0]
+    top = next(h for h in out["hits"] if h["kind"] != "question")
     assert top["chapter_path"][-1] == "7.2 折半查找"
 
 
@@ -146,7 +153,8 @@ def test_cited_answer_from_packaged_local_llm(cli, sample_data):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["refused"] is False and out["answer"]
-    assert "[来源: 第七章 查找" in out["answer"]
+    # cited from the textbook's 查找 chapter or the mock paper's 折半查找 record, both under 三、查找
+    assert "[来源: 第七章 查找" in out["answer"] or "第41题|" in out["answer"]
     assert "log" in out["answer"].lower()
 
 

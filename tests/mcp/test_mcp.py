@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"search", "ask", "lookup_question", "practice_questions", "status"}
+TOOLS = {"search", "ask", "lookup_question", "practice_questions", "status", "syllabus_map"}
 QUESTION = "折半查找的时间复杂度"
 SESSION_LIMIT = 180  # seconds for one client session, start-up (index, embedder) included
 
@@ -80,6 +80,7 @@ def test_stdio_tools_give_the_cli_json(cli, sample_data):
     record_cli = cli_json(cli, "ask", "--json", "--no-llm", "2024年第2题", data=sample_data)["record"]
     status_cli = cli_json(cli, "status", "--json", data=sample_data)
     questions_cli = cli_json(cli, "questions", "--json", data=sample_data)
+    map_cli = cli_json(cli, "map", "--json", data=sample_data)
     chapter_error = cli_error(cli, "ask", "--no-llm", "--chapter", "不存在的章节", QUESTION, data=sample_data)
 
     async def body(c):
@@ -89,6 +90,7 @@ def test_stdio_tools_give_the_cli_json(cli, sample_data):
         record = await c.call_tool("lookup_question", {"year": 2024, "number": 2})
         practice = await c.call_tool("practice_questions", {"year": 2024})
         status = await c.call_tool("status", {})
+        syllabus = await c.call_tool("syllabus_map", {})
         bad_chapter = await c.call_tool("ask", {"question": QUESTION, "chapter": "不存在的章节"})
         no_question = await c.call_tool("lookup_question", {"year": 2024, "number": 99})
         bad_args = await c.call_tool("search", {"query": "", "k": 0})
@@ -99,7 +101,7 @@ def test_stdio_tools_give_the_cli_json(cli, sample_data):
 
     r = in_session(stdio_params(sample_data), body)
     tools = r["tools"]
-    assert set(tools) == TOOLS  # syllabus_map comes with the syllabus map's service method
+    assert set(tools) == TOOLS
     for t in tools.values():
         assert t.output_schema and t.input_schema["type"] == "object" and len(t.description) > 80, t.name
         assert t.annotations.read_only_hint is True
@@ -118,6 +120,7 @@ def test_stdio_tools_give_the_cli_json(cli, sample_data):
     assert {p["role"] for p in got["parts"]} == {"stem", "solution"}
     assert r["practice"].structured_content["result"] == [q for q in questions_cli if q["year"] == 2024]
     assert r["status"].structured_content == status_cli
+    assert r["syllabus"].structured_content == map_cli and map_cli["nodes"]
 
     assert chapter_error in error_text(r["bad_chapter"])
     assert "no question 2024年第99题" in error_text(r["no_question"])

@@ -22,6 +22,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("clean", ("pipeline.clean",)),
     ("enrich", ("pipeline.enrich",)),
     ("index", ("pipeline.index",)),
+    ("syllabus", ("pipeline.syllabus",)),
     ("ask", ("pipeline.ask", "pipeline.study")),  # study sits beside ask: it reads records and key sentences
     ("app", ("pipeline.ingest", "pipeline.doctor", "pipeline.serve", "pipeline.mcp")),
     ("cli", ("pipeline.cli",)),
