@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -19,7 +20,7 @@ from pipeline.ask.answer import AnswerConfig, render
 from pipeline.ask.answer import answer as compose_answer
 from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, run_answers, summarise
 from pipeline.ask.extras import study_extras
-from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retriever
+from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retrieval, Retriever
 from pipeline.errors import one_line
 from pipeline.index.catalog import current_generation
 from pipeline.index.stage import collect
@@ -28,8 +29,9 @@ from pipeline.models import PATH_SEP, Answer, Chunk
 from pipeline.settings import Settings
 from pipeline.store import Store
 
-__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "SessionError", "answer_json", "chapter_tree", "render"]
+__all__ = ["QueryService", "Retrieved", "IndexMissing", "ChapterNotFound", "SessionError", "answer_json", "chapter_tree", "render"]
 SessionError = sessions.SessionError
+NO_GENERATION = ("record", "refusal")  # answer sources decided before the LLM would speak
 
 # the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
 HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_position", "pages", "score", "text",
@@ -74,6 +76,17 @@ def chapter_tree(rows: Iterable[tuple[str, int]]) -> list[dict]:
 def question_row(q: Chunk) -> dict:
     return {"year": q.year, "number": q.number, "qtype": q.qtype, "text": q.text, "chapter_paths": q.chapter_paths,
             "source": q.source, "pages": q.pages}
+
+
+@dataclass
+class Retrieved:
+    """One question's retrieval (:meth:`QueryService.retrieve`): what an answer is composed from."""
+
+    question: str
+    standalone: str  # the question made standalone from its session's turns (else the question)
+    retrieval: Retrieval
+    retriever: Retriever
+    turns: Optional[sessions.Session] = None
 
 
 class QueryService:
@@ -131,6 +144,11 @@ class QueryService:
     def llm_error(self) -> Optional[str]:
         return self._llm_error
 
+    @property
+    def llm_model_id(self) -> Optional[str]:
+        """The model id of the LLM once built (None before, or when there is none); never builds it."""
+        return getattr(self._llm, "model_id", None)
+
     # ------------------------------------------------------------------ queries
     def answer_config(self) -> AnswerConfig:
         a, g = self.settings.ask, self.settings.llm
@@ -156,10 +174,32 @@ class QueryService:
         before retrieval, and this turn is added to them. ``extras`` adds 复习建议 and 延伸问题.
         When the LLM is wanted but unavailable, or fails mid-answer, the passages (and the grounded
         core) are still returned, with ``note`` saying why and ``generation_failed`` set."""
+        found = self.retrieve(question, chapter=chapter, top_k=top_k, mode=mode, session=session)
+        return self.answer(found, use_llm=use_llm, on_token=on_token, extras=extras, cancel=cancel)
+
+    def retrieve(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5, mode: Optional[str] = None,
+                 session: Optional[str] = None) -> Retrieved:
+        """The first half of :meth:`ask`: the follow-up made standalone and the passages retrieved, once.
+        The web server looks at it (:meth:`needs_llm`) before it queues, then answers from it."""
         retriever = self.retriever()
         turns = sessions.load(self.settings.data_dir, session) if session else None
         standalone = sessions.rewrite(question, turns.turns, retriever.bm25.vocab) if turns else question
         retrieval = retriever.search(standalone, top_k=top_k, chapter=chapter, mode=mode)
+        return Retrieved(question, standalone, retrieval, retriever, turns)
+
+    def needs_llm(self, found: Retrieved) -> bool:
+        """Whether answering ``found`` would call the LLM: not when none is available, nor for a
+        past-paper record or a refusal (both decided before the model would speak)."""
+        if self.llm() is None:
+            return False
+        preview = compose_answer(found.standalone, found.retrieval, None, cfg=self.answer_config(),
+                                 vocab=found.retriever.bm25.vocab)
+        return preview.source not in NO_GENERATION
+
+    def answer(self, found: Retrieved, *, use_llm: bool = True, on_token: Optional[Callable[[str], None]] = None,
+               extras: bool = False, cancel: Optional[threading.Event] = None) -> Answer:
+        """The second half of :meth:`ask`: the answer composed from a retrieval already made (see there)."""
+        question, standalone, retrieval, retriever = found.question, found.standalone, found.retrieval, found.retriever
         llm = self.llm() if use_llm else None
         note = f"no generated answer: {self.llm_error}" if use_llm and llm is None else None
         try:
@@ -176,8 +216,8 @@ class QueryService:
         result.generation_failed = note is not None
         if extras:
             result.extras = study_extras(result.hits, retriever.catalog)
-        if turns is not None:
-            sessions.save_turn(self.settings.data_dir, turns,
+        if found.turns is not None:
+            sessions.save_turn(self.settings.data_dir, found.turns,
                                sessions.Turn(question=question, standalone=standalone,
                                              answer=sessions.latest_answer(result.answer)))
         return result
