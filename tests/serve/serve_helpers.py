@@ -26,6 +26,7 @@ CITATION = re.compile(r"\[来源: [^\]]+\]")
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    timeout = 30  # every read of a request (socket timeout)
 
     def log_message(self, *args):
         pass
@@ -203,9 +204,12 @@ class ServeProcess:
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen([sys.executable, "cli.py", "serve", "--port", str(self.port)], cwd=root,
                                      env=self.env, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        if not wait_until(lambda: self.up() or self.proc.poll() is not None, timeout=120, step=0.3) or not self.up():
-            self.__exit__()
-            raise AssertionError(f"serve did not come up: {self.log_path.read_text(errors='replace')[-2000:]}")
+        try:
+            if not wait_until(lambda: self.up() or self.proc.poll() is not None, timeout=120, step=0.3) or not self.up():
+                raise AssertionError(f"serve did not come up: {self.log_path.read_text(errors='replace')[-2000:]}")
+        except BaseException:
+            self.__exit__()  # never leave the process behind
+            raise
         return self
 
     def __exit__(self, *exc):

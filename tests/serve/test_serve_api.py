@@ -292,3 +292,17 @@ def test_the_server_answers_while_an_ingest_holds_the_data_dir(client, sample_da
         assert client.get("/api/search", params={"q": "B树"}).status_code == 200
         assert client.get("/api/status").status_code == 200
         assert [k for k, _ in events_of(client.post("/api/ask", json={"question": "B树和B+树的区别"}))][-1] == "answer"
+
+
+@pytest.mark.parametrize("question", ["B树和B+树的区别是什么", "2024年第41题", "2022年世界杯冠军是哪个国家"])
+def test_an_ask_retrieves_once(sample_data, question):
+    """Generated, answered from its record, or refused: one retrieval per /api/ask (there were two: a
+    quick check before the queue, then the answer's own)."""
+    app, _ = make_app(sample_data, llm=FakeLlm(lambda system, user: copied_reply(user)))
+    retriever = app.state.service.retriever()
+    searches = []
+    real = retriever.search
+    retriever.search = lambda *a, **k: searches.append(a) or real(*a, **k)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        events = events_of(c.post("/api/ask", json={"question": question}))
+    assert events[-1][0] == "answer" and len(searches) == 1, (events[-1], searches)

@@ -118,7 +118,7 @@ def test_passages_only_answers_never_take_a_place_in_line(sample_data):
 
         with cf.ThreadPoolExecutor(6) as pool:  # 6 at once against 1 slot and no line: all answered
             kinds = list(pool.map(lambda _: [k for k, _ in events_of(c.post("/api/ask", json={"question": "进程和线程的区别"}))],
-                                  range(12)))
+                                  range(12), timeout=120))
         assert all(k[-1] == "answer" for k in kinds), kinds
         assert queue_of(c)["running"] == 0
 
