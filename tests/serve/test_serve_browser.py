@@ -174,6 +174,7 @@ def test_the_stop_button_cancels_the_stream(server, browser):
     endpoint.srv.delay = 0.5  # slow enough to stop mid-answer
     d = browser
     answer = _ask(d, url, "B树和B+树的区别是什么", "streaming")
+    assert wait_until(lambda: endpoint.srv.active == 1, timeout=20)  # the grounded core came first: now the model speaks
     d.find_element(By.ID, "stop-button").click()
     _until(d, lambda d: answer.get_attribute("data-state") == "stopped", what="stopped")
     # the server noticed the closed stream and stopped reading from the LLM endpoint
