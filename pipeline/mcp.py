@@ -226,7 +226,7 @@ def run_stdio(settings: Settings) -> None:
 def http_app(settings: Settings, host: str, service: Optional[QueryService] = None):
     """The streamable HTTP app at :data:`HTTP_PATH` behind ``serve``'s Guard (Host check on loopback,
     bearer token when EXAMRAG_API_TOKEN is set)."""
-    from pipeline.serve.app import Guard, is_loopback
+    from pipeline.serve.auth import Guard, is_loopback
 
     app = build_server(settings, service).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
     return Guard(app, token=settings.serve.api_token, loopback_only=is_loopback(host))

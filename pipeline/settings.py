@@ -147,6 +147,7 @@ class ServeSettings(Group):
     ask_timeout: float = Field(300.0, gt=0, description="Seconds one /api/ask may take in all, queue wait included; then its generation is cancelled and the stream ends with an error event.")
     request_timeout: float = Field(20.0, gt=0, description="Seconds a search, list or page-image request may take before it answers 503.")
     retry_after: int = Field(10, ge=1, description="Seconds the Retry-After header of a 503 (queue full, timed out) suggests.")
+    header_timeout: float = Field(10.0, gt=0, description="Seconds a connection has to send a complete request head (and then its body) before it is closed: a slow or silent client cannot hold a connection.")
 
 
 class StudySettings(Group):

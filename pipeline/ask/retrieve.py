@@ -30,10 +30,13 @@ class IndexMissing(RuntimeError):
 
 
 class ChapterNotFound(ValueError):
+    SHOWN = 60  # characters of the needle the message repeats (a pasted page is not echoed back)
+
     def __init__(self, needle: str, close: list[str]):
         self.needle, self.close = needle, close
         hint = "；相近的章节：" + "、".join(close) if close else ""
-        super().__init__(f"no chapter matches '{needle}'{hint}")
+        shown = needle if len(needle) <= self.SHOWN else needle[: self.SHOWN] + "…"
+        super().__init__(f"no chapter matches '{shown}'{hint}")
 
 
 def rrf(lists: list[tuple[list[str], float]], k: int = 60) -> list[tuple[str, float]]:
@@ -153,12 +156,16 @@ class Retriever:
         return open_vectors(self._index_dir, self.settings, self.meta["collection"])
 
     def resolve_chapter(self, needle: str) -> list[str]:
+        """The joined chapter paths under a heading containing ``needle``; else ChapterNotFound with up
+        to 5 close headings. The needle is read a fixed number of times whatever the heading count
+        (its characters once, as a set), so a long one costs its length plus the headings, not their product."""
         found = self.catalog.matching_chapters(needle)
         if found:
             return found
         headings = sorted({h for c, _ in self.catalog.chapters() for h in c.split(PATH_SEP)})
         close = difflib.get_close_matches(needle, headings, n=5, cutoff=0.2)
-        close += [h for h in headings if set(needle) & set(h) and h not in close][: 5 - len(close)]
+        chars = set(needle)
+        close += [h for h in headings if not chars.isdisjoint(h) and h not in close][: 5 - len(close)]
         raise ChapterNotFound(needle, close[:5])
 
     @cached_property

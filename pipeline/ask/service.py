@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -20,7 +21,7 @@ from pipeline.ask.answer import answer as compose_answer
 from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, run_answers, summarise
 from pipeline.ask.extras import study_extras
 from pipeline.ask.records import to_record
-from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retriever, to_hit
+from pipeline.ask.retrieve import ChapterNotFound, IndexMissing, Retrieval, Retriever, to_hit
 from pipeline.errors import one_line
 from pipeline.index.catalog import current_generation
 from pipeline.index.stage import collect
@@ -31,9 +32,10 @@ from pipeline.store import Store
 from pipeline.syllabus.models import MAP, syllabus_dir
 from pipeline.syllabus.view import Resolution, SyllabusMissing, SyllabusView, missing_message
 
-__all__ = ["QueryService", "IndexMissing", "ChapterNotFound", "NotFound", "SessionError", "SyllabusMissing",
-           "answer_json", "chapter_tree", "render"]
+__all__ = ["QueryService", "Retrieved", "IndexMissing", "ChapterNotFound", "NotFound", "SessionError",
+           "SyllabusMissing", "answer_json", "chapter_tree", "render"]
 SessionError = sessions.SessionError
+NO_GENERATION = ("record", "refusal")  # answer sources decided before the LLM would speak
 
 
 # the keys of a hit in `ask --json` (and in the web API): what a student or a script needs
@@ -90,6 +92,19 @@ def question_row(q: Chunk, syllabus: Optional[SyllabusView] = None) -> dict:
             "source": q.source, "pages": q.pages, "syllabus_path": places[0].path if places else None,
             "syllabus_confidence": places[0].confidence if places else None,
             "syllabus_paths": [p.path for p in places]}
+
+
+@dataclass
+class Retrieved:
+    """One question's retrieval (:meth:`QueryService.retrieve`): what an answer is composed from."""
+
+    question: str
+    standalone: str  # the question made standalone from its session's turns (else the question)
+    retrieval: Retrieval
+    retriever: Retriever
+    turns: Optional[sessions.Session] = None
+    profile: str = sessions.DEFAULT_PROFILE  # whose session the turn is saved to
+    resolution: Optional[Resolution] = None  # what --chapter resolved to (a syllabus node, or headings)
 
 
 class QueryService:
@@ -149,6 +164,11 @@ class QueryService:
     def llm_error(self) -> Optional[str]:
         return self._llm_error
 
+    @property
+    def llm_model_id(self) -> Optional[str]:
+        """The model id of the LLM once built (None before, or when there is none); never builds it."""
+        return getattr(self._llm, "model_id", None)
+
     # ------------------------------------------------------------------ queries
     def answer_config(self) -> AnswerConfig:
         a, g = self.settings.ask, self.settings.llm
@@ -175,12 +195,35 @@ class QueryService:
         never continues another's). ``extras`` adds 复习建议 and 延伸问题.
         When the LLM is wanted but unavailable, or fails mid-answer, the passages (and the grounded
         core) are still returned, with ``note`` saying why and ``generation_failed`` set."""
+        found = self.retrieve(question, chapter=chapter, top_k=top_k, mode=mode, session=session, profile=profile)
+        return self.answer(found, use_llm=use_llm, on_token=on_token, extras=extras, cancel=cancel)
+
+    def retrieve(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5, mode: Optional[str] = None,
+                 session: Optional[str] = None, profile: str = sessions.DEFAULT_PROFILE) -> Retrieved:
+        """The first half of :meth:`ask`: the follow-up made standalone, ``chapter`` resolved (a syllabus
+        node first, else headings) and the passages retrieved, once. The web server looks at it
+        (:meth:`needs_llm`) before it queues, then answers from it."""
         retriever = self.retriever()
         turns = sessions.load(self.settings.data_dir, session, profile) if session else None
         standalone = sessions.rewrite(question, turns.turns, retriever.bm25.vocab) if turns else question
         resolution, within = self._chapter_filter(chapter)
         retrieval = retriever.search(standalone, top_k=top_k, chapter=None if within is not None else chapter,
                                      within=within, mode=mode)
+        return Retrieved(question, standalone, retrieval, retriever, turns, profile, resolution)
+
+    def needs_llm(self, found: Retrieved) -> bool:
+        """Whether answering ``found`` would call the LLM: not when none is available, nor for a
+        past-paper record or a refusal (both decided before the model would speak)."""
+        if self.llm() is None:
+            return False
+        preview = compose_answer(found.standalone, found.retrieval, None, cfg=self.answer_config(),
+                                 vocab=found.retriever.bm25.vocab)
+        return preview.source not in NO_GENERATION
+
+    def answer(self, found: Retrieved, *, use_llm: bool = True, on_token: Optional[Callable[[str], None]] = None,
+               extras: bool = False, cancel: Optional[threading.Event] = None) -> Answer:
+        """The second half of :meth:`ask`: the answer composed from a retrieval already made (see there)."""
+        question, standalone, retrieval, retriever = found.question, found.standalone, found.retrieval, found.retriever
         llm = self.llm() if use_llm else None
         note = f"no generated answer: {self.llm_error}" if use_llm and llm is None else None
         try:
@@ -191,18 +234,18 @@ class QueryService:
                                                                     hits=retrieval.hits)
             note = f"no generated answer: {one_line(exc)}"
         result.question = question
-        if resolution is not None:
-            result.chapter = resolution.to_json()
+        if found.resolution is not None:
+            result.chapter = found.resolution.to_json()
         if standalone != question:
             result.standalone_question = standalone
         result.note = result.note or note
         result.generation_failed = note is not None
         if extras:
             result.extras = study_extras(result.hits, retriever.catalog)
-        if turns is not None:
-            sessions.save_turn(self.settings.data_dir, turns,
+        if found.turns is not None:
+            sessions.save_turn(self.settings.data_dir, found.turns,
                                sessions.Turn(question=question, standalone=standalone,
-                                             answer=sessions.latest_answer(result.answer)), profile)
+                                             answer=sessions.latest_answer(result.answer)), found.profile)
         return result
 
     def chapters(self) -> list[dict]:

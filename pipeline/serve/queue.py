@@ -23,7 +23,7 @@ class QueueFull(Exception):
 class Ticket:
     running: bool = False
     done: bool = False
-    _ready: Optional[asyncio.Future] = field(default=None, repr=False)
+    ready: Optional[asyncio.Future] = field(default=None, repr=False)  # set by the queue when the ticket runs
 
 
 class GenerationQueue:
@@ -67,7 +67,7 @@ class GenerationQueue:
         if len(self._waiting) >= self.size:
             raise QueueFull(f"{self.running} answer(s) being generated and {len(self._waiting)} waiting "
                             f"(serve_queue_size={self.size})")
-        ticket._ready = self._loop.create_future()
+        ticket.ready = self._loop.create_future()
         self._waiting.append(ticket)
         return ticket
 
@@ -75,9 +75,9 @@ class GenerationQueue:
         """Wait up to ``timeout`` s for the ticket's turn; True once it runs."""
         if ticket.running:
             return True
-        assert ticket._ready is not None
+        assert ticket.ready is not None
         try:
-            await asyncio.wait_for(asyncio.shield(ticket._ready), timeout)
+            await asyncio.wait_for(asyncio.shield(ticket.ready), timeout)
         except asyncio.TimeoutError:
             return ticket.running
         return True
@@ -107,5 +107,5 @@ class GenerationQueue:
             ticket = self._waiting.popleft()
             self.running += 1
             ticket.running = True
-            if ticket._ready is not None and not ticket._ready.done():
-                ticket._ready.set_result(True)
+            if ticket.ready is not None and not ticket.ready.done():
+                ticket.ready.set_result(True)

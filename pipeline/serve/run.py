@@ -1,12 +1,13 @@
 """Start the server: refuse an unsafe bind, bind the socket ourselves (a taken port is one line, not a
-traceback), then run uvicorn on it."""
+traceback), then run uvicorn on it with the guarded protocol (pipeline/serve/protocol.py)."""
 
 from __future__ import annotations
 
 import socket
 import sys
 
-from pipeline.serve.app import create_app, is_loopback
+from pipeline.serve.app import create_app
+from pipeline.serve.auth import is_loopback
 from pipeline.settings import Settings
 
 MAX_CONNECTIONS = 256  # beyond this uvicorn answers 503 at once instead of queueing sockets
@@ -40,6 +41,18 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def uvicorn_config(app, settings: Settings, **overrides):
+    """The uvicorn configuration `serve` runs with (the tests' live server uses it too)."""
+    import uvicorn
+
+    from pipeline.serve.protocol import guarded_protocol
+
+    options = dict(log_level="warning", access_log=False, timeout_graceful_shutdown=3,
+                   limit_concurrency=MAX_CONNECTIONS, server_header=False,
+                   http=guarded_protocol(settings.serve.header_timeout))
+    return uvicorn.Config(app, **{**options, **overrides})
+
+
 def serve(settings: Settings) -> None:
     """Run until Ctrl-C. Raises BindRefused / BindFailed before anything is served."""
     import uvicorn
@@ -52,6 +65,4 @@ def serve(settings: Settings) -> None:
     print(f"examrag: serving {settings.data_dir} on http://{shown}:{cfg.port}/ "
           f"(API docs /docs{', token required on /api/*' if cfg.api_token else ''}); Ctrl-C to stop",
           file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3,
-                            limit_concurrency=MAX_CONNECTIONS, server_header=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[sock])

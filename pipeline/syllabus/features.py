@@ -20,7 +20,7 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-_RUN = re.compile(r"(?:[a-z][a-z0-9+#]*|\d+[a-z][a-z0-9]*|[\u3400-\u9fff])+")
+_RUN = re.compile(r"(?:[a-z][a-z0-9+#]*|\d+[a-z][a-z0-9]*|[\u3400-\u9fff])++")  # possessive: one way to split a run
 _UNIT = re.compile(r"[a-z][a-z0-9+#]*|\d+[a-z][a-z0-9]*|[\u3400-\u9fff]")
 _ALL_CJK = re.compile(r"[\u3400-\u9fff]+")
 # bigrams every stem is made of: they say nothing about where a question sits

@@ -1,15 +1,23 @@
 """Helpers for the serve tests and bench/bench_serve.py: an OpenAI-compatible fake LLM endpoint on
-127.0.0.1, a gated in-process LLM, a uvicorn server in a thread, and an SSE reader."""
+127.0.0.1, a gated in-process LLM, the app served by uvicorn in a thread or `cli.py serve` in a
+process, and an SSE reader. Every wait here has a time limit."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
+from contextlib import suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Iterator, Optional
+
+import httpx
 
 from pipeline.llm.base import Cancelled, Llm, Request
 
@@ -18,6 +26,7 @@ CITATION = re.compile(r"\[来源: [^\]]+\]")
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    timeout = 30  # every read of a request (socket timeout)
 
     def log_message(self, *args):
         pass
@@ -84,7 +93,9 @@ class FakeEndpoint:
         return self
 
     def __exit__(self, *exc):
-        self.srv.shutdown()
+        stopper = threading.Thread(target=self.srv.shutdown, daemon=True)  # shutdown() itself never times out
+        stopper.start()
+        stopper.join(10)
         self.srv.server_close()
 
 
@@ -135,24 +146,27 @@ class GatedLlm(Llm):
 
 
 class LiveServer:
-    """uvicorn serving ``app`` on 127.0.0.1 in a thread: real sockets, so streams and disconnects are real."""
+    """``app`` served on 127.0.0.1 in a thread, with the configuration `cli.py serve` runs (guarded
+    protocol, connection cap): real sockets, so streams and disconnects are real."""
 
-    def __init__(self, app):
+    def __init__(self, app, settings=None):
         import uvicorn
+
+        from pipeline.serve.run import uvicorn_config
+        from pipeline.settings import Settings
 
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1))
+        config = uvicorn_config(app, settings or Settings(), timeout_graceful_shutdown=1)
+        self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def __enter__(self):
         self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.05)
+        if not wait_until(lambda: self.server.started, timeout=30, step=0.05):
+            raise AssertionError("server did not start")
         return self
 
     def __exit__(self, *exc):
@@ -161,13 +175,111 @@ class LiveServer:
         self.sock.close()
 
 
+class ServeProcess:
+    """``cli.py serve`` in its own process on a free loopback port, up when /api/health answers;
+    stopped (terminate, then kill) on exit. ``env`` adds EXAMRAG_* settings."""
+
+    def __init__(self, data_dir: Path, log: Path, env: Optional[dict] = None, token: Optional[str] = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path, self.token = log, token
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("EXAMRAG_") or k == "EXAMRAG_MODELS_DIR"}
+        self.env.update(EXAMRAG_DATA_DIR=str(data_dir), **(env or {}))
+        if token:
+            self.env["EXAMRAG_API_TOKEN"] = token
+        self.proc: Optional[subprocess.Popen] = None
+
+    @property
+    def headers(self) -> dict:
+        return {"Authorization": f"Bearer {self.token}".encode()} if self.token else {}
+
+    def up(self) -> bool:
+        try:
+            return httpx.get(self.url + "/api/health", headers=self.headers, timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def __enter__(self):
+        root = Path(__file__).resolve().parents[2]
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([sys.executable, "cli.py", "serve", "--port", str(self.port)], cwd=root,
+                                     env=self.env, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        try:
+            if not wait_until(lambda: self.up() or self.proc.poll() is not None, timeout=120, step=0.3) or not self.up():
+                raise AssertionError(f"serve did not come up: {self.log_path.read_text(errors='replace')[-2000:]}")
+        except BaseException:
+            self.__exit__()  # never leave the process behind
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            with suppress(subprocess.TimeoutExpired):
+                self.proc.wait(15)
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._log.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class EventReader:
+    """The SSE events of an open streaming response, each wait bounded: ``next({"answer"})`` gives the
+    next event of those kinds or fails after ``timeout`` s (a single read is bounded by the client's
+    read timeout). Holds the response's line iterator, so the stream stays open until the response
+    is closed: an iterator dropped after one event closes the connection (httpcore closes it when
+    the iterator is finalised), which a server rightly takes for a closed tab."""
+
+    def __init__(self, response, timeout: float = 30.0):
+        self.response, self.timeout = response, timeout
+        self._lines = _sse_lines(response.iter_lines())
+
+    def next(self, kinds, timeout: Optional[float] = None) -> tuple[str, Optional[dict]]:
+        limit = timeout or self.timeout
+        deadline = time.monotonic() + limit
+        for kind, data in self._lines:  # every line, comments too, so a stream of keep-alives cannot hold us
+            if kind in kinds:
+                return kind, data
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {sorted(kinds)} event within {limit:g}s")
+        raise AssertionError(f"stream ended before {sorted(kinds)}")
+
+
+def make_app(data_dir: Path, llm=None, **overrides):
+    """(app, settings) over ``data_dir`` with ``llm`` (default: none) and EXAMRAG_* ``overrides``."""
+    from pipeline.ask.service import QueryService
+    from pipeline.serve.app import create_app
+    from pipeline.settings import load_settings
+
+    settings = load_settings(data_dir=data_dir, llm_backend="none", **overrides)
+    return create_app(settings, service=QueryService(settings, llm=llm)), settings
+
+
+def events_of(response) -> list[tuple[str, dict]]:
+    """The events of a response read whole (an in-process client's)."""
+    return list(sse_events(iter(response.text.split("\n"))))
+
+
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, Optional[dict]]]:
     """(event, data) from an iterator of SSE text lines; comments are skipped."""
+    return ((event, data) for event, data in _sse_lines(lines) if event is not None)
+
+
+def _sse_lines(lines: Iterator[str]) -> Iterator[tuple[Optional[str], Optional[dict]]]:
+    """One item per line read: (event, data) where a line ends an event, else (None, None)."""
     event, data = "message", ""
     for line in lines:
+        if line == "" and data:
+            yield event, json.loads(data)
+        else:
+            yield None, None
         if line == "":
-            if data:
-                yield event, json.loads(data)
             event, data = "message", ""
         elif line.startswith("event:"):
             event = line[6:].strip()

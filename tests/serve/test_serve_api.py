@@ -1,6 +1,6 @@
-"""`cli.py serve`: the JSON API equals the CLI's --json, SSE answers, auth, errors, the queue,
-cancellation, page images with highlights, offline docs. In-process (TestClient) where a buffered
-response is enough; a real uvicorn on 127.0.0.1 where streams must stay open or be cut."""
+"""`cli.py serve`: the JSON API equals the CLI's --json, SSE answers, auth, errors, page images with
+highlights, offline docs; in-process (TestClient). The queue and cancellation, on a real uvicorn:
+test_serve_queue.py; the hardening: test_serve_limits.py; the OpenAPI contract: test_serve_contract.py."""
 
 from __future__ import annotations
 
@@ -10,44 +10,20 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
 from pipeline.ask.service import QueryService, answer_json
 from pipeline.llm.fake import FakeLlm
-from pipeline.serve.app import create_app
 from pipeline.serve.run import BindRefused, check_bind
 from pipeline.settings import load_settings
-from serve_helpers import GatedLlm, LiveServer, copied_reply, sse_events, wait_until
+from serve_helpers import copied_reply, events_of, make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTBOOK = "数据结构复习讲义.pdf"
 SCANNED = "2024年计算机专业基础综合模拟卷_扫描版.pdf"
 NOTE = "操作系统笔记.md"
-
-
-@pytest.fixture(autouse=True)
-def at_root(monkeypatch):
-    monkeypatch.chdir(ROOT)  # the sample was ingested from here: its sources are data/raw/…
-
-
-def make_app(data_dir: Path, llm=None, **overrides):
-    settings = load_settings(data_dir=data_dir, llm_backend="none", **overrides)
-    service = QueryService(settings, llm=llm)
-    return create_app(settings, service=service), settings
-
-
-@pytest.fixture
-def client(sample_data):
-    app, _ = make_app(sample_data, llm=FakeLlm(lambda system, user: copied_reply(user)))
-    with TestClient(app, base_url="http://127.0.0.1:8408") as c:
-        yield c
-
-
-def events_of(response) -> list[tuple[str, dict]]:
-    return list(sse_events(iter(response.text.split("\n"))))
 
 
 # ---------------------------------------------------------------------------- same shapes as the CLI
@@ -156,12 +132,18 @@ def test_errors_are_json_with_error_and_detail(client, sample_data):
         (client.get("/api/search", params={"q": "B树", "k": 0}), 422, "invalid_request"),
         (client.post("/api/ask", content=b"not json", headers={"Content-Type": "application/json"}), 422, "invalid_request"),
         (client.get("/api/nothing-here"), 404, "not_found"),
-        (client.delete("/api/chapters"), 404, "not_found"),
+        (client.post("/api/nothing-here"), 404, "not_found"),
+        (client.delete("/api/chapters"), 405, "method_not_allowed"),
+        (client.get("/api/ask"), 405, "method_not_allowed"),
+        (client.post("/static/app.js"), 405, "method_not_allowed"),
     ]
     for r, status, error in cases:
         assert (r.status_code, r.json()["error"]) == (status, error), r.text
         assert isinstance(r.json()["detail"], str) and r.json()["detail"]
+        if status == 405:
+            assert r.headers["allow"]  # which methods the path does take
     assert "第七章 查找" in cases[0][0].json()["close"]
+    assert cases[-3][0].headers["allow"] == "GET" and cases[-2][0].headers["allow"] == "POST"
 
 
 def test_no_index_is_503(tmp_path):
@@ -169,90 +151,6 @@ def test_no_index_is_503(tmp_path):
     with TestClient(app, base_url="http://127.0.0.1") as c:
         for r in (c.get("/api/search", params={"q": "B树"}), c.get("/api/chapters"), c.post("/api/ask", json={"question": "B树"})):
             assert r.status_code == 503 and r.json()["error"] == "index_missing" and "ingest" in r.json()["detail"]
-
-
-# ---------------------------------------------------------------------------- queue, cancellation, time limit
-def _stream(client: httpx.Client, question: str):
-    return client.stream("POST", "/api/ask", json={"question": question}, timeout=30)
-
-
-def _next_event(lines, kinds):
-    for kind, data in sse_events(lines):
-        if kind in kinds:
-            return kind, data
-    raise AssertionError(f"stream ended before {kinds}")
-
-
-def test_beyond_the_queue_is_503_with_retry_after_and_the_line_moves_on(sample_data):
-    llm = GatedLlm(slots=1)
-    app, _ = make_app(sample_data, llm=llm, serve_queue_size=1, serve_retry_after=7)
-    with LiveServer(app) as srv, httpx.Client(base_url=srv.url) as a, httpx.Client(base_url=srv.url) as b, \
-            httpx.Client(base_url=srv.url) as c:
-        with _stream(a, "B树和B+树的区别") as ra, _stream(b, "折半查找的时间复杂度") as rb:
-            lines_a, lines_b = ra.iter_lines(), rb.iter_lines()
-            assert _next_event(lines_a, {"token"})[0] == "token"  # a holds the only slot
-            kind, queued = _next_event(lines_b, {"queued"})  # b waits, first in line
-            assert queued["position"] == 1 and queued["slots"] == 1 and queued["running"] == 1
-            r = c.post("/api/ask", json={"question": "进程和线程的区别"})
-            assert r.status_code == 503 and r.headers["retry-after"] == "7" and r.json()["error"] == "busy"
-            assert c.get("/api/health").json()["queue"] == {"slots": 1, "running": 1, "waiting": 1, "queue_size": 1}
-            assert c.get("/api/search", params={"q": "B树"}).status_code == 200  # searches never queue
-            llm.gate.set()
-            assert _next_event(lines_a, {"answer"})[1]["source"] == "llm"
-            assert _next_event(lines_b, {"answer"})[1]["source"] == "llm"
-        assert wait_until(lambda: c.get("/api/health").json()["queue"]["running"] == 0)
-    assert llm.finished == 2 and llm.stopped == []
-
-
-def test_a_past_paper_question_or_a_refusal_is_answered_while_every_slot_is_busy(sample_data, cli):
-    """Neither calls the LLM, so neither waits in line (nor counts against the queue): the record's
-    answer and the refusal come at once, as the same events and the same `ask --json` as ever."""
-    llm = GatedLlm(slots=1)
-    app, _ = make_app(sample_data, llm=llm, serve_queue_size=1)
-    with LiveServer(app) as srv, httpx.Client(base_url=srv.url) as a, httpx.Client(base_url=srv.url) as c:
-        with _stream(a, "B树和B+树的区别") as ra:
-            lines_a = ra.iter_lines()
-            assert _next_event(lines_a, {"token"})[0] == "token"  # a holds the only slot
-            record = events_of(c.post("/api/ask", json={"question": "2024年第41题"}, timeout=20))
-            assert [k for k, _ in record] == ["token", "answer"] and record[-1][1]["source"] == "record"
-            refused = events_of(c.post("/api/ask", json={"question": "2022年世界杯冠军是哪个国家"}, timeout=20))
-            assert refused[-1][1]["source"] == "refusal" and refused[-1][1]["refused"] is True
-            assert c.get("/api/health").json()["queue"] == {"slots": 1, "running": 1, "waiting": 0, "queue_size": 1}
-            llm.gate.set()
-            assert _next_event(lines_a, {"answer"})[1]["source"] == "llm"
-    assert llm.calls == 1
-    out = cli("ask", "--json", "2024年第41题", data_dir=sample_data, env={"EXAMRAG_LLM_BACKEND": "none"})
-    assert record[-1][1]["answer"] == json.loads(out.stdout)["answer"]
-
-
-def test_a_closed_tab_cancels_its_generation_and_frees_the_slot(sample_data):
-    llm = GatedLlm(slots=1)
-    app, _ = make_app(sample_data, llm=llm, serve_queue_size=2)
-    with LiveServer(app) as srv, httpx.Client(base_url=srv.url) as a, httpx.Client(base_url=srv.url) as b, \
-            httpx.Client(base_url=srv.url) as c:
-        with _stream(a, "B树和B+树的区别") as ra:
-            assert _next_event(ra.iter_lines(), {"token"})[0] == "token"
-            with _stream(b, "折半查找的时间复杂度") as rb:  # waits in line, then leaves
-                assert _next_event(rb.iter_lines(), {"queued"})[1]["position"] == 1
-            assert wait_until(lambda: c.get("/api/health").json()["queue"]["waiting"] == 0)
-        # the running one's client is gone: its cancel event stopped the runtime, the slot is free
-        assert wait_until(lambda: llm.stopped == ["Cancelled"], timeout=10), llm.stopped
-        assert wait_until(lambda: c.get("/api/health").json()["queue"]["running"] == 0)
-        assert llm.finished == 0 and llm.calls == 1  # the one that left the line never generated
-        llm.gate.set()
-        with _stream(c, "进程和线程的区别") as rc:
-            assert _next_event(rc.iter_lines(), {"answer"})[1]["source"] == "llm"
-
-
-def test_an_answer_past_its_time_limit_is_stopped(sample_data):
-    llm = GatedLlm(slots=1)
-    app, _ = make_app(sample_data, llm=llm, serve_ask_timeout=1.0)
-    with LiveServer(app) as srv, httpx.Client(base_url=srv.url) as a:
-        with _stream(a, "B树和B+树的区别") as ra:
-            kind, data = _next_event(ra.iter_lines(), {"error", "answer"})
-        assert kind == "error" and data["error"] == "timeout"
-        assert wait_until(lambda: llm.stopped == ["Cancelled"])
-        assert wait_until(lambda: a.get("/api/health").json()["queue"]["running"] == 0)
 
 
 # ---------------------------------------------------------------------------- page images and sections
@@ -387,49 +285,6 @@ def test_the_page_and_the_docs_load_nothing_from_the_network(client):
             "/api/source/{doc_id}/page/{n}.png", "/api/source/{doc_id}/section"} <= set(spec["paths"])
 
 
-def test_a_client_gone_before_the_stream_starts_gives_its_slot_back(sample_data):
-    """Raw ASGI: the client disconnects at once. Whether or not the body generator ever ran, the slot
-    (or place in line) is returned and nothing keeps generating."""
-    import asyncio
-
-    llm = GatedLlm(slots=1)
-    app, _ = make_app(sample_data, llm=llm)
-    queue = app.state.queue
-    body = json.dumps({"question": "B树和B+树的区别"}).encode()
-
-    async def call():
-        messages = [{"type": "http.request", "body": body, "more_body": False}]
-
-        async def receive():
-            if messages:
-                return messages.pop(0)
-            return {"type": "http.disconnect"}
-
-        sent = []
-
-        async def send(message):
-            sent.append(message)
-
-        scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-                 "method": "POST", "scheme": "http", "path": "/api/ask", "raw_path": b"/api/ask", "query_string": b"",
-                 "root_path": "", "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
-                                              (b"content-length", str(len(body)).encode())],
-                 "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8408)}
-        for _ in range(3):
-            await app(scope, receive, send)
-            messages.append({"type": "http.request", "body": body, "more_body": False})
-        for _ in range(100):  # a started generation stops at its next token, then releases
-            if queue.stats()["running"] == 0:
-                break
-            await asyncio.sleep(0.05)
-        return sent
-
-    sent = asyncio.run(call())
-    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
-    assert queue.stats() == {"slots": 1, "running": 0, "waiting": 0, "queue_size": 8}
-    assert llm.finished == 0 and len(llm.stopped) == llm.calls
-
-
 def test_the_server_answers_while_an_ingest_holds_the_data_dir(client, sample_data):
     from pipeline.store import Store
 
@@ -437,3 +292,17 @@ def test_the_server_answers_while_an_ingest_holds_the_data_dir(client, sample_da
         assert client.get("/api/search", params={"q": "B树"}).status_code == 200
         assert client.get("/api/status").status_code == 200
         assert [k for k, _ in events_of(client.post("/api/ask", json={"question": "B树和B+树的区别"}))][-1] == "answer"
+
+
+@pytest.mark.parametrize("question", ["B树和B+树的区别是什么", "2024年第41题", "2022年世界杯冠军是哪个国家"])
+def test_an_ask_retrieves_once(sample_data, question):
+    """Generated, answered from its record, or refused: one retrieval per /api/ask (there were two: a
+    quick check before the queue, then the answer's own)."""
+    app, _ = make_app(sample_data, llm=FakeLlm(lambda system, user: copied_reply(user)))
+    retriever = app.state.service.retriever()
+    searches = []
+    real = retriever.search
+    retriever.search = lambda *a, **k: searches.append(a) or real(*a, **k)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        events = events_of(c.post("/api/ask", json={"question": question}))
+    assert events[-1][0] == "answer" and len(searches) == 1, (events[-1], searches)

@@ -13,9 +13,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,7 +20,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from serve_helpers import FakeEndpoint, wait_until
+from serve_helpers import FakeEndpoint, ServeProcess, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -41,41 +38,13 @@ if not (CHROMIUM and DRIVER):
                 allow_module_level=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def server(sample_data, tmp_path):
     """`cli.py serve` on a free loopback port with the fake endpoint as its LLM."""
     with FakeEndpoint(delay=0.05, piece=3) as endpoint:
-        port = _free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("EXAMRAG_") or k == "EXAMRAG_MODELS_DIR"}
-        env.update(EXAMRAG_DATA_DIR=str(sample_data), EXAMRAG_LLM_BACKEND="openai",
-                   EXAMRAG_LLM_BASE_URL=endpoint.base_url, EXAMRAG_LLM_MODEL="fake-408")
-        log = open(tmp_path / "serve.log", "w")
-        proc = subprocess.Popen([sys.executable, "cli.py", "serve", "--port", str(port)], cwd=ROOT, env=env,
-                                stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            def up():
-                try:
-                    return httpx.get(url + "/api/health", timeout=2).status_code == 200
-                except httpx.HTTPError:
-                    return False
-
-            assert wait_until(up, timeout=120, step=0.3), (tmp_path / "serve.log").read_text()
-            yield url, endpoint
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            log.close()
+        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408"}
+        with ServeProcess(sample_data, tmp_path / "serve.log", env=env) as served:
+            yield served.url, endpoint
 
 
 @pytest.fixture
@@ -186,17 +155,26 @@ def test_ask_stream_click_a_citation_see_the_marked_page_practice_and_status(ser
     assert endpoint.srv.completed >= 1
 
 
+def _ask(d, url: str, question: str, state: str):
+    """Open the page, ask ``question`` and wait until the answer box is in ``state``; the box."""
+    from selenium.webdriver.common.by import By
+
+    d.get(url + "/")
+    d.find_element(By.ID, "question").send_keys(question)
+    d.find_element(By.ID, "ask-button").click()
+    answer = d.find_element(By.ID, "answer")
+    _until(d, lambda d: answer.get_attribute("data-state") == state, what=state)
+    return answer
+
+
 def test_the_stop_button_cancels_the_stream(server, browser):
     from selenium.webdriver.common.by import By
 
     url, endpoint = server
     endpoint.srv.delay = 0.5  # slow enough to stop mid-answer
     d = browser
-    d.get(url + "/")
-    d.find_element(By.ID, "question").send_keys("B树和B+树的区别是什么")
-    d.find_element(By.ID, "ask-button").click()
-    answer = d.find_element(By.ID, "answer")
-    _until(d, lambda d: answer.get_attribute("data-state") == "streaming", what="streaming started")
+    answer = _ask(d, url, "B树和B+树的区别是什么", "streaming")
+    assert wait_until(lambda: endpoint.srv.active == 1, timeout=20)  # the grounded core came first: now the model speaks
     d.find_element(By.ID, "stop-button").click()
     _until(d, lambda d: answer.get_attribute("data-state") == "stopped", what="stopped")
     # the server noticed the closed stream and stopped reading from the LLM endpoint
@@ -216,13 +194,9 @@ def test_the_page_shows_its_place_in_the_queue(server, browser):
     first = threading.Thread(target=lambda: httpx.post(url + "/api/ask", json={"question": "进程和线程的区别"}, timeout=60))
     first.start()
     try:
-        assert wait_until(lambda: httpx.get(url + "/api/health").json()["queue"]["running"] == 1, timeout=20)
+        assert wait_until(lambda: httpx.get(url + "/api/health", timeout=5).json()["queue"]["running"] == 1, timeout=20)
         d = browser
-        d.get(url + "/")
-        d.find_element(By.ID, "question").send_keys("B树和B+树的区别是什么")
-        d.find_element(By.ID, "ask-button").click()
-        answer = d.find_element(By.ID, "answer")
-        _until(d, lambda d: answer.get_attribute("data-state") == "queued", what="queued")
+        answer = _ask(d, url, "B树和B+树的区别是什么", "queued")
         status = d.find_element(By.ID, "ask-status").text
         assert "排队中" in status and "前面还有 0 人" in status and "1/1" in status, status
         _shot(d, "6-queued.png")

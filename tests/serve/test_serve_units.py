@@ -41,3 +41,20 @@ def test_release_from_a_worker_thread():
         assert await q.wait(b, 1.0) and q.running == 1
 
     asyncio.run(scenario())
+
+
+def test_serve_reads_no_private_attribute_of_another_object():
+    """pipeline/serve uses the query service (and everything else) through public names only: an
+    attribute starting with _ is read only from self."""
+    import ast
+    from pathlib import Path
+
+    import pipeline.serve
+
+    bad = []
+    for path in sorted(Path(pipeline.serve.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__") \
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                bad.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    assert bad == [], bad

@@ -1,0 +1,14 @@
+"""The routes, one module per kind of thing served (as datasette's views/): each holds a ``router``
+that pipeline/serve/app.py includes. A view gets the app's :class:`~pipeline.serve.context.Serving`
+as ``ctx: Ctx`` and calls the query service; it keeps no state of its own.
+
+answers.py   POST /api/ask: an answer as server-sent events (queued, token…, answer)
+search.py    GET /api/search: cited passages (= ask --json --no-llm)
+lists.py     GET /api/chapters, /api/questions, /api/status, /api/health
+sources.py   GET /api/section, /api/source/…: a passage in its document (page image, section)
+pages.py     the page (/, /practice, /status) and /static
+"""
+
+from pipeline.serve.views import answers, lists, pages, search, sources
+
+ROUTERS = (answers.router, search.router, lists.router, sources.router, pages.router)
