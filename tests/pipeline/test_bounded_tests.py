@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# tests/serve is audited with the serve work (issue 20, item 1); remove it from here when that lands
-NOT_YET = ("tests/serve/",)
+# nothing is exempt any more: tests/serve was audited with the serve work (issue 20, item 1)
+NOT_YET: tuple[str, ...] = ()
 SUBPROCESS_CALLS = {"run", "call", "check_call", "check_output"}
 BLOCKING_METHODS = {"communicate", "wait", "join", "get", "result", "acquire"}
 SOCKET_READS = {"recv", "recv_into", "recvfrom", "accept"}
@@ -38,14 +38,27 @@ def _dotted(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
+def _socket_bounded(made: ast.Call, calls: list[ast.Call]) -> bool:
+    """A ``create_connection(addr, timeout)`` (positional or keyword); a bare socket only if the module calls settimeout."""
+    if _dotted(made.func).endswith("create_connection"):
+        return len(made.args) >= 2 or _has_kw(made, "timeout")
+    return any(isinstance(c.func, ast.Attribute) and c.func.attr == "settimeout" for c in calls)
+
+
 def unbounded_waits(source: str) -> list[tuple[int, str]]:
     """(line, what) for every wait in ``source`` that has no timeout."""
     tree = ast.parse(source)
     found: list[tuple[int, str]] = []
+    # a socket passed in from a helper: bounded when every socket this module makes has a timeout
+    all_calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    made = [c for c in all_calls if _dotted(c.func).endswith(("create_connection", "socket.socket"))]
+    module_bounded = bool(made) and all(_socket_bounded(c, all_calls) for c in made)
     for func in [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
         body = func.body if isinstance(func, ast.Module) else [func]
         calls = [n for part in body for n in ast.walk(part) if isinstance(n, ast.Call)]
-        sets_timeout = any(isinstance(c.func, ast.Attribute) and c.func.attr == "settimeout" for c in calls)
+        sets_timeout = module_bounded or any(
+            (isinstance(c.func, ast.Attribute) and c.func.attr == "settimeout")
+            or (_dotted(c.func).endswith("create_connection") and _socket_bounded(c, [])) for c in calls)
         for c in calls:
             name = _dotted(c.func)
             attr = c.func.attr if isinstance(c.func, ast.Attribute) else name
@@ -100,6 +113,12 @@ def test_no_test_waits_without_a_timeout():
     ("httpx.get(url)", False),
     ("def f(s):\n    return s.recv(10)", True),
     ("def f(s):\n    s.settimeout(5)\n    return s.recv(10)", False),
+    ("def f():\n    s = socket.create_connection(a, timeout=5)\n    return s.recv(10)", False),
+    ("def f():\n    s = socket.create_connection(a)\n    return s.recv(10)", True),
+    ("def mk():\n    return socket.create_connection(a, 5)\ndef f(s):\n    return s.recv(10)", False),
+    ("def mk():\n    return socket.create_connection(a)\ndef f(s):\n    return s.recv(10)", True),
+    ("def mk():\n    return socket.create_connection(a, 5)\ndef mk2():\n    return socket.create_connection(a)\n"
+     "def f(s):\n    return s.recv(10)", True),
 ])
 def test_the_check_sees_each_kind_of_wait(code, flagged):
     assert bool(unbounded_waits(code)) is flagged, code
