@@ -13,16 +13,23 @@ protocol already has, adds no package, and changes nothing else the server does.
 (``EXAMRAG_SERVE_HEADER_TIMEOUT``, 10) of being opened or of its previous response; otherwise it gets
 408 (if it sent anything) and is closed. A head over :data:`MAX_HEADER_BYTES` gets 431 and is closed.
 The body has its own deadline and limit (pipeline/serve/limits.py).
+
+The deadline alone still lets one host hold every slot by reconnecting each 10 s, so a client address
+beyond loopback may keep at most ``max_per_client`` connections open (:data:`MAX_PER_CLIENT`, 32: a
+browser opens 6 per host, an SSE answer holds one); one more is answered 429 and closed before it
+counts. Loopback is the machine's owner (and the load benchmarks), so it is not capped.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Optional
+import ipaddress
+from typing import ClassVar, Optional
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 MAX_HEADER_BYTES = 64 * 1024
+MAX_PER_CLIENT = 32
 
 
 def _reply(status: bytes) -> bytes:
@@ -39,9 +46,20 @@ class _HeaderDeadline:
     _header_timer: Optional[asyncio.TimerHandle] = None
     _waiting_since_cycle = None  # the request cycle current when the timer was armed
     _head_bytes = 0
+    max_per_client: int = MAX_PER_CLIENT
+    cap_loopback: bool = False
+    _open_per_client: ClassVar[dict[str, int]] = {}  # replaced by a fresh dict per server in guarded_protocol
+    _client: Optional[str] = None  # the address this connection is counted under
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
+        client = _client_address(transport)
+        if client is not None and (self.cap_loopback or not _is_loopback(client)):
+            if self._open_per_client.get(client, 0) >= self.max_per_client:
+                self._refuse(b"429 Too Many Requests")
+                return
+            self._open_per_client[client] = self._open_per_client.get(client, 0) + 1
+            self._client = client
         self._arm()
 
     def data_received(self, data: bytes) -> None:
@@ -63,6 +81,13 @@ class _HeaderDeadline:
 
     def connection_lost(self, exc) -> None:
         self._disarm()
+        if self._client is not None:
+            left = self._open_per_client.get(self._client, 1) - 1
+            if left > 0:
+                self._open_per_client[self._client] = left
+            else:
+                self._open_per_client.pop(self._client, None)
+            self._client = None
         super().connection_lost(exc)
 
     def _arm(self) -> None:
@@ -89,7 +114,25 @@ class _HeaderDeadline:
             self.transport.close()
 
 
-def guarded_protocol(header_timeout: float, max_header_bytes: int = MAX_HEADER_BYTES) -> type[asyncio.Protocol]:
-    """The protocol class for ``uvicorn.Config(http=…)``."""
+def _client_address(transport) -> Optional[str]:
+    peer = transport.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, (tuple, list)) and peer else None
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return (mapped or ip).is_loopback
+
+
+def guarded_protocol(header_timeout: float, max_header_bytes: int = MAX_HEADER_BYTES, *,
+                     max_per_client: int = MAX_PER_CLIENT, cap_loopback: bool = False) -> type[asyncio.Protocol]:
+    """The protocol class for ``uvicorn.Config(http=…)``: one per server, with its own per-client counts
+    (``cap_loopback`` lets a test on 127.0.0.1 meet the per-client cap)."""
     return type("GuardedHttpProtocol", (_HeaderDeadline, AutoHTTPProtocol),
-                {"header_timeout": float(header_timeout), "max_header_bytes": int(max_header_bytes)})
+                {"header_timeout": float(header_timeout), "max_header_bytes": int(max_header_bytes),
+                 "max_per_client": int(max_per_client), "cap_loopback": bool(cap_loopback),
+                 "_open_per_client": {}})

@@ -178,6 +178,42 @@ def test_a_connection_without_complete_headers_in_time_is_closed(sample_data):
             assert read_all(fine).startswith(b"HTTP/1.1 200")
 
 
+def test_one_client_cannot_hold_every_connection(sample_data):
+    """Beyond ``max_per_client`` open connections from one address, the next is answered 429 and closed;
+    others' connections are untouched, and a closed one frees its place. (Loopback is exempt in `serve`;
+    ``cap_loopback`` puts this test's 127.0.0.1 under the cap.)"""
+    from pipeline.serve.protocol import _is_loopback, guarded_protocol
+    from pipeline.serve.run import uvicorn_config
+
+    app, settings = make_app(sample_data)
+    srv = LiveServer(app, settings)
+    srv.server.config = uvicorn_config(app, settings, timeout_graceful_shutdown=1,
+                                       http=guarded_protocol(10.0, max_per_client=3, cap_loopback=True))
+    health = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with srv:
+        held = [connect(srv) for _ in range(3)]
+        try:
+            with connect(srv) as fourth:
+                assert read_all(fourth, limit=5).startswith(b"HTTP/1.1 429")
+            held[0].sendall(health)
+            assert held[0].recv(65536).startswith(b"HTTP/1.1 200")  # the three held ones still work
+            held.pop(0).close()
+            deadline = time.monotonic() + 5
+            while True:  # the server sees the close a moment later
+                with connect(srv) as again:
+                    again.sendall(health)
+                    reply = again.recv(65536)
+                if reply.startswith(b"HTTP/1.1 200") or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            assert reply.startswith(b"HTTP/1.1 200"), reply[:80]
+        finally:
+            for sock in held:
+                sock.close()
+    assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("::ffff:127.0.0.1")
+    assert not _is_loopback("192.168.1.20") and not _is_loopback("not an address")
+
+
 # ---------------------------------------------------------------------------- tokens
 def test_a_token_is_compared_as_utf8(sample_data):
     token = "令牌-s3cret-éß"
