@@ -185,9 +185,9 @@ class EnrichedDoc(StageArtifact):
     questions: dict[str, Enrichment] = Field(default_factory=dict)  # "year-number" -> keywords
 
 
-class Box(BaseModel):
-    """Where (part of) a chunk's text sits: one line on one page of one document, in the units of
-    ``TextLine`` (PDF points, origin top-left; pixels for an image file). What a page view highlights."""
+class PageRect(BaseModel):
+    """A rectangle on one page of one document, in the units of ``TextLine`` (PDF points, origin
+    top-left; pixels for an image file)."""
 
     doc_id: str
     page: int  # 1-based
@@ -195,6 +195,10 @@ class Box(BaseModel):
     y0: float
     x1: float
     y1: float
+
+
+class Box(PageRect):
+    """Where (part of) a chunk's text sits: one line on one page. What a page view highlights."""
 
 
 def page_label(pages: list[int]) -> str:

@@ -20,10 +20,10 @@ import re
 import re._constants as sre
 import re._parser as sre_parse
 from functools import lru_cache
-from typing import Optional
+from typing import Annotated, Optional
 
 import regex
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 MATCH_TIMEOUT = 1.0  # s per call at run time; shipped patterns need microseconds per line
 
@@ -100,6 +100,10 @@ def check_patterns(patterns: list[str]) -> list[str]:
             raise ValueError(f"pattern {p!r} can run away: {slow} backtracks without end on a long line; "
                              f"rewrite it")
     return patterns
+
+
+Patterns = Annotated[list[str], AfterValidator(check_patterns)]
+"""A rules-file field holding regexes: each is checked when the file loads (:func:`check_patterns`)."""
 
 
 def one_line(path, what: str, exc: Exception) -> str:

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Literal, Optional
 
 import yaml
-from pydantic import field_validator
 
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
@@ -44,7 +43,7 @@ from pipeline.ask.repetition import RepetitionGuard, RepetitionRules
 from pipeline.ask.sentences import (CITATION, QUESTION_WORDS, containment, content, grams, normalise, novelty,
                                     split_sentences, strip_citations, subject_grams)
 from pipeline.models import Claim, Hit, RecordAnswer
-from pipeline.rulefiles import PatternTimeout, StrictRules, check_patterns, compiled, one_line
+from pipeline.rulefiles import Patterns, PatternTimeout, StrictRules, compiled, one_line
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("claims.yaml")
 MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's own words is not the main claim
@@ -66,26 +65,16 @@ class OverlapRules(StrictRules):
 
 
 class OptionRules(StrictRules):
-    claim_patterns: list[str]
+    claim_patterns: Patterns
     label_pattern: str
-
-    @field_validator("claim_patterns")
-    @classmethod
-    def _res(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
 
 
 class PolarityPair(StrictRules):
     name: str
-    a: list[str]
-    b: list[str]
+    a: Patterns
+    b: Patterns
     min_subject: Optional[float] = None
     only_alone: bool = False  # checked only when no other pair occurs in the sentence (是/不是)
-
-    @field_validator("a", "b")
-    @classmethod
-    def _res(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
 
 
 class PolarityRules(StrictRules):

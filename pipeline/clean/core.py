@@ -20,7 +20,7 @@ from pydantic import field_validator
 from pipeline.clean.rules import DEFAULT_RULES
 from pipeline.clean.rules.base import Work
 from pipeline.models import CleanDoc, ErrorItem, ParsedDoc, Question, Status
-from pipeline.rulefiles import StrictRules, check_patterns, one_line
+from pipeline.rulefiles import Patterns, StrictRules, check_patterns, one_line
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules.yaml")
 NEVER = "(?!)"  # a pattern that matches nothing: the default of keys added after a user copied the rules
@@ -38,23 +38,18 @@ class SectionTitle(StrictRules):
 
 class QuestionRules(StrictRules):
     section_titles: list[SectionTitle]
-    answer_section_titles: list[str]
+    answer_section_titles: Patterns
     paper_start_pattern: str = NEVER
     number_pattern: str
     number_expected_pattern: str = NEVER
     number_first_pattern: str = NEVER
     subpart_pattern: str
     option_pattern: str
-    answer_markers: list[str]
-    analysis_markers: list[str]
-    year_patterns: list[str]
+    answer_markers: Patterns
+    analysis_markers: Patterns
+    year_patterns: Patterns
     paper_title_pattern: str
     not_paper_pattern: str = NEVER
-
-    @field_validator("answer_section_titles", "answer_markers", "analysis_markers", "year_patterns")
-    @classmethod
-    def _lists(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
 
     @field_validator("number_pattern", "number_expected_pattern", "number_first_pattern", "paper_start_pattern",
                      "subpart_pattern", "option_pattern", "paper_title_pattern", "not_paper_pattern")
@@ -85,24 +80,17 @@ class Thresholds(StrictRules):
 class Rules(StrictRules):
     """Everything user-editable about cleaning; see the comments in ``rules.yaml``."""
 
-    header_footer_patterns: list[str]
-    ad_patterns: list[str]
-    page_number_patterns: list[str]
-    band_page_number_patterns: list[str]
+    header_footer_patterns: Patterns
+    ad_patterns: Patterns
+    page_number_patterns: Patterns
+    band_page_number_patterns: Patterns
     watermarks: list[str]
     markup_replacements: list[Replacement] = []  # keys with defaults may be missing from older rules files
-    toc_title_patterns: list[str]
-    toc_entry_patterns: list[str]
-    list_item_patterns: list[str]
+    toc_title_patterns: Patterns
+    toc_entry_patterns: Patterns
+    list_item_patterns: Patterns
     questions: QuestionRules
     thresholds: Thresholds
-
-    @field_validator("header_footer_patterns", "ad_patterns", "page_number_patterns",
-                     "band_page_number_patterns", "toc_title_patterns", "toc_entry_patterns",
-                     "list_item_patterns")
-    @classmethod
-    def _lists(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
 
 
 def load_rules(path: Optional[Path] = None) -> Rules:

@@ -9,6 +9,8 @@ from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, Field
 
+from pipeline.models import PageRect
+
 RATING_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}  # the FSRS ratings, by number
 Verdict = Literal["right", "wrong", "self"]
 
@@ -31,16 +33,9 @@ class Link(BaseModel):
     citation: Optional[str] = None
 
 
-class Figure(BaseModel):
+class Figure(PageRect):
     """Where a question's figure is printed: the crop of its page that an export embeds, in PDF
     points (origin top-left); ``x1``/``y1`` of -1 run to the page's right or bottom edge."""
-
-    doc_id: str
-    page: int  # 1-based
-    x0: float
-    y0: float
-    x1: float
-    y1: float
 
 
 class QuestionItem(BaseModel):

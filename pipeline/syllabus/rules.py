@@ -13,7 +13,7 @@ from typing import Optional
 import yaml
 from pydantic import field_validator
 
-from pipeline.rulefiles import StrictRules, check_patterns
+from pipeline.rulefiles import Patterns, StrictRules, check_patterns
 
 DEFAULT_RULES_FILE = Path(__file__).with_name("rules.yaml")
 
@@ -45,7 +45,7 @@ class Numbering(StrictRules):
 
 
 class PlacementRules(StrictRules):
-    focus_patterns: list[str]
+    focus_patterns: Patterns
     weight_focus: float
     weight_stem: float
     weight_options: float
@@ -68,23 +68,18 @@ class PlacementRules(StrictRules):
     points_pattern: str
     choice_points: float
 
-    @field_validator("focus_patterns")
-    @classmethod
-    def _res(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
-
 
 class SyllabusRules(StrictRules):
     subjects: list[Subject]
-    file_patterns: list[str]
-    title_patterns: list[str]
+    file_patterns: Patterns
+    title_patterns: Patterns
     title_lines: int
     min_chapters: int
     subject_prefix: str
     subject_suffix: str
-    skip_block_patterns: list[str]
-    stop_patterns: list[str]
-    footer_patterns: list[str]
+    skip_block_patterns: Patterns
+    stop_patterns: Patterns
+    footer_patterns: Patterns
     numbering: list[Numbering]
     wrap_ratio: float
     max_level: int
@@ -97,11 +92,6 @@ class SyllabusRules(StrictRules):
     @classmethod
     def _one(cls, v):
         return check_patterns([v])[0] if isinstance(v, str) else v
-
-    @field_validator("file_patterns", "title_patterns", "skip_block_patterns", "stop_patterns", "footer_patterns")
-    @classmethod
-    def _res(cls, v: list[str]) -> list[str]:
-        return check_patterns(v)
 
     @cached_property
     def compiled(self) -> "Compiled":

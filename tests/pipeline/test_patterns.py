@@ -113,15 +113,27 @@ def test_safe_patterns_pass(pattern):
     assert runaway(pattern) is None
 
 
-def test_a_user_clean_rules_file_with_a_runaway_pattern_is_one_clear_line(tmp_path):
-    raw = yaml.safe_load((ROOT / "pipeline/clean/rules.yaml").read_text("utf-8"))
+def _add_claim_pair(raw: dict) -> None:
+    raw["polarity"]["pairs"].append({"name": "坏", "a": [r"(\d+)+x"], "b": ["不"]})
+
+
+def _add_ad(raw: dict) -> None:
     raw["ad_patterns"].append(r"(\d+)+广告")
-    path = tmp_path / "rules.yaml"
+
+
+@pytest.mark.parametrize("shipped, load, add, key", [
+    ("pipeline/ask/claims.yaml", load_claim_rules, _add_claim_pair, "polarity.pairs"),
+    ("pipeline/clean/rules.yaml", load_clean_rules, _add_ad, "ad_patterns"),
+])
+def test_a_user_rules_file_with_a_runaway_pattern_is_one_clear_line(tmp_path, shipped, load, add, key):
+    raw = yaml.safe_load((ROOT / shipped).read_text("utf-8"))
+    add(raw)
+    path = tmp_path / Path(shipped).name
     path.write_text(yaml.safe_dump(raw, allow_unicode=True), "utf-8")
     with pytest.raises(ValueError) as exc:
-        load_clean_rules(path)
+        load(path)
     msg = str(exc.value)
-    assert "\n" not in msg and str(path) in msg and "ad_patterns" in msg and "run away" in msg
+    assert "\n" not in msg and str(path) in msg and key in msg and "run away" in msg
 
 
 def test_a_match_that_runs_over_its_time_bound_is_an_error_naming_the_pattern(monkeypatch):
