@@ -183,6 +183,13 @@ def _batch(svc, profile, answers: Optional[Path], one: Optional[dict], mode: str
         raise typer.Exit(1)
 
 
+def _printed_json(rows, as_json: bool) -> bool:
+    """With ``--json``, print ``rows`` as the JSON list scripts read, and say so."""
+    if as_json:
+        _echo_json([r.model_dump(mode="json") for r in rows])
+    return as_json
+
+
 @app.command()
 def practice(chapter: ChapterOpt = None,
              year: Annotated[Optional[int], typer.Option("--year", help="Only this year's paper.")] = None,
@@ -209,8 +216,7 @@ def practice(chapter: ChapterOpt = None,
         items = svc.practice_set(prof, chapter=chapter, year=year, qtype=qtype, limit=limit, ids=question)
     except _errors() as exc:
         _fail(str(exc))
-    if as_json:
-        _echo_json([i.model_dump(mode="json") for i in items])
+    if _printed_json(items, as_json):
         return
     typer.echo(f"练习 {len(items)} 题（档案 {prof.name}）。")
     _session(svc, prof, items, "practice")
@@ -234,8 +240,7 @@ def review(item: Annotated[Optional[str], typer.Option("--item", help="Store one
         due = svc.due(prof)[:limit]
     except _errors() as exc:
         _fail(str(exc))
-    if as_json:
-        _echo_json([d.model_dump(mode="json") for d in due])
+    if _printed_json(due, as_json):
         return
     if not due:
         typer.echo("今天没有要复习的内容。")
@@ -254,8 +259,7 @@ def mistakes(node: Annotated[Optional[str], typer.Option("--node", "--chapter", 
         entries = svc.mistakes(svc.profile(profile), node, include_fixed=not open_only)
     except _errors() as exc:
         _fail(str(exc))
-    if as_json:
-        _echo_json([e.model_dump(mode="json") for e in entries])
+    if _printed_json(entries, as_json):
         return
     if not entries:
         typer.echo("错题本是空的。")
