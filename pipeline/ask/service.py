@@ -30,6 +30,7 @@ from pipeline.models import PATH_SEP, Answer, Chunk
 from pipeline.settings import Settings
 from pipeline.store import Store
 from pipeline.syllabus.models import MAP, syllabus_dir
+from pipeline.syllabus.summary import MATERIAL_KINDS
 from pipeline.syllabus.view import Resolution, SyllabusMissing, SyllabusView, missing_message
 
 __all__ = ["QueryService", "Retrieved", "IndexMissing", "ChapterNotFound", "NotFound", "SessionError",
@@ -303,6 +304,28 @@ class QueryService:
         if view is None:
             raise SyllabusMissing(missing_message(self.settings.data_dir))
         return view.map_json(node)
+
+    def syllabus_material(self, node: str, limit: int = 200) -> dict:
+        """The material placed on a syllabus node or below (``node``: an id or a --chapter text), in the hit
+        shape with each chunk's confidence there: what the /map page opens. At most ``limit`` chunks, the
+        most confident first; ``total`` says how many there are. Raises SyllabusMissing, KeyError."""
+        view = self.syllabus()
+        if view is None:
+            raise SyllabusMissing(missing_message(self.settings.data_dir))
+        node_id = node if node in view.nodes else view.resolve(node).node_id
+        if node_id is None:
+            raise KeyError(node)
+        under = view.descendants(node_id)
+        chunks = [c for c in self.retriever().catalog.by_ids(view.chunk_ids_under(node_id)).values()
+                  if c.kind in MATERIAL_KINDS]
+
+        def confidence(c: Chunk) -> float:
+            return max((p.confidence for p in view.places(c.chunk_id) if p.node_id in under), default=0.0)
+
+        chunks.sort(key=lambda c: (-confidence(c), c.source, c.chapter_path, c.chunk_position))
+        rows = [{**{k: v for k, v in to_hit(c, i, 0.0).model_dump().items() if k in HIT_KEYS and k not in ("rank", "score")},
+                 "syllabus_confidence": round(confidence(c), 3)} for i, c in enumerate(chunks[:limit], 1)]
+        return {"node_id": node_id, "path": view.nodes[node_id].path, "total": len(chunks), "chunks": rows}
 
     def question(self, year: int, number: int) -> dict:
         """One past-paper record by year and number: its row, the booklet's 答案 and 解析 verbatim with their
