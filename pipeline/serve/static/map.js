@@ -192,10 +192,19 @@ async function listQuestions(n, wanted) {
     const rows = await apiJson("/api/questions?chapter=" + encodeURIComponent(joinPath(n.path)));
     const keys = new Set(wanted.map((q) => `${q.year}:${q.number}`));
     box.textContent = "";
-    for (const q of rows) if (keys.has(`${q.year}:${q.number}`)) box.append(questionCard(q));
+    for (const q of rows) if (keys.has(`${q.year}:${q.number}`)) box.append(questionLine(q));
   } catch (err) {
     box.textContent = err.message;
   }
+}
+
+// one line per question (the material stays in view); it opens to the practice card
+function questionLine(q) {
+  const stem = q.text.replace(/^.*?第\d+题（[^）]*）\n/, "").split("\n")[0];
+  const place = q.syllabus_path ? q.syllabus_path.slice(1).join(" › ") : "";
+  return el("details", { class: "q-line" },
+    el("summary", { text: `${q.year}年 第${q.number}题 · ${QTYPE[q.qtype] || "题"}${place ? " · " + place : ""}：${stem.length > 60 ? stem.slice(0, 60) + "…" : stem}` }),
+    questionCard(q));
 }
 
 async function listMaterial(n) {
