@@ -6,8 +6,11 @@ questions. Screenshots go to test-artifacts/browser/."""
 
 from __future__ import annotations
 
+import shutil
+
 import httpx
 
+from serve_helpers import ServeProcess
 from test_serve_browser import _shot, _until, _yellow, browser, server  # noqa: F401  (fixtures)
 
 
@@ -76,3 +79,21 @@ def test_the_heat_map_a_cell_its_questions_and_material(server, browser):  # noq
     # the picker is the syllabus tree (subjects, chapters, sections), not the material's headings
     options = [o.get_attribute("value") for o in picker.options][1:]
     assert options == [" › ".join(n["path"]) for n in expected["nodes"] if n["level"] <= 2]
+
+
+def test_without_a_syllabus_the_pickers_show_headings_and_the_map_says_how_to_add_one(sample_data, tmp_path, browser):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    data = tmp_path / "data"
+    shutil.copytree(sample_data, data, ignore=shutil.ignore_patterns(".lock", "syllabus"))
+    with ServeProcess(data, tmp_path / "serve.log", env={"EXAMRAG_LLM_BACKEND": "none"}) as served:
+        d = browser
+        d.get(served.url + "/practice")
+        _until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#practice-chapter option")) > 3, what="heading tree loaded")
+        picker = d.find_element(By.ID, "practice-chapter")
+        values = [o.get_attribute("value") for o in picker.find_elements(By.TAG_NAME, "option")]
+        assert "第七章 查找" in values and not any(" › " in v for v in values)  # the material's headings
+        assert picker.get_attribute("data-tree") != "syllabus"
+        d.find_element(By.CSS_SELECTOR, "nav a[data-view=map]").click()
+        _until(d, lambda d: "没有考试大纲" in d.find_element(By.ID, "view-map").text, what="no-syllabus note")
+        assert not d.find_elements(By.ID, "map-heat")
