@@ -84,7 +84,7 @@ async def syllabus_map(ctx: Ctx, node: NodeQuery = None):
         raise _unknown(node) from None
 
 
-@router.get("/api/map/material", summary="The material placed on a syllabus node or below, most confident first",
+@router.get("/api/map/material", summary="The material placed on a syllabus node or below, in reading order",
             responses={200: {"model": MaterialBody, "description": "The node's chunks."}, **errors(404, 422, 503)})
 async def node_material(ctx: Ctx, node: Annotated[str, Query(min_length=1, max_length=MAX_CHAPTER, description=NODE)],
                         limit: Annotated[int, Query(ge=1, le=MATERIAL_LIMIT, description="At most this many chunks.")] = 200):
