@@ -72,6 +72,8 @@ def test_a_node_narrows_the_map_and_says_what_it_resolved_to(client):
         r = client.get(route, params={"node": "量子计算"})
         assert r.status_code == 404 and r.json()["error"] == "node_not_found", route
     assert client.get("/api/map/material").status_code == 422  # node is required
+    assert client.get("/api/map/material", params={"node": "  "}).json()["error"] == "node_not_found"
+    assert client.get("/api/map", params={"node": " "}).json() == whole  # blank: the whole map
 
 
 def test_a_nodes_material_is_what_the_map_counts_and_opens_in_its_document(client):

@@ -77,7 +77,7 @@ NodeQuery = Annotated[Optional[str], Query(max_length=MAX_CHAPTER, description=N
             responses={200: {"model": MapBody, "description": "The map."}, **errors(404, 422, 503)})
 async def syllabus_map(ctx: Ctx, node: NodeQuery = None):
     try:
-        return ctx.json(await ctx.in_thread(ctx.service.syllabus_map, node or None))
+        return ctx.json(await ctx.in_thread(ctx.service.syllabus_map, (node or "").strip() or None))
     except SyllabusMissing as exc:
         raise _missing(exc) from None
     except KeyError:
@@ -88,8 +88,10 @@ async def syllabus_map(ctx: Ctx, node: NodeQuery = None):
             responses={200: {"model": MaterialBody, "description": "The node's chunks."}, **errors(404, 422, 503)})
 async def node_material(ctx: Ctx, node: Annotated[str, Query(min_length=1, max_length=MAX_CHAPTER, description=NODE)],
                         limit: Annotated[int, Query(ge=1, le=MATERIAL_LIMIT, description="At most this many chunks.")] = 200):
+    if not node.strip():  # blank would match every node
+        raise _unknown(node)
     try:
-        return ctx.json(await ctx.in_thread(ctx.service.syllabus_material, node, limit))
+        return ctx.json(await ctx.in_thread(ctx.service.syllabus_material, node.strip(), limit))
     except SyllabusMissing as exc:
         raise _missing(exc) from None
     except KeyError:
