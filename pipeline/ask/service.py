@@ -30,6 +30,7 @@ from pipeline.models import PATH_SEP, Answer, Chunk
 from pipeline.settings import Settings
 from pipeline.store import Store
 from pipeline.syllabus.models import MAP, syllabus_dir
+from pipeline.syllabus.summary import MATERIAL_KINDS
 from pipeline.syllabus.view import Resolution, SyllabusMissing, SyllabusView, missing_message
 
 __all__ = ["QueryService", "Retrieved", "IndexMissing", "ChapterNotFound", "NotFound", "SessionError",
@@ -82,6 +83,15 @@ def chapter_tree(rows: Iterable[tuple[str, int]]) -> list[dict]:
             node["chunks"] += n
             level = node["children"]
     return roots
+
+
+def _in_index_order(catalog, ids: Iterable[str], batch: int = 500) -> list[Chunk]:
+    """The chunks with these ids in the index's order (batched: SQLite caps the parameters of one query)."""
+    ids, found = list(ids), []
+    for i in range(0, len(ids), batch):
+        part = ids[i:i + batch]
+        found += catalog.db.execute(f"SELECT pos, body FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})", part).fetchall()
+    return [Chunk.model_validate_json(body) for _, body in sorted(found)]
 
 
 def question_row(q: Chunk, syllabus: Optional[SyllabusView] = None) -> dict:
@@ -303,6 +313,34 @@ class QueryService:
         if view is None:
             raise SyllabusMissing(missing_message(self.settings.data_dir))
         return view.map_json(node)
+
+    def syllabus_material(self, node: str, limit: int = 200) -> dict:
+        """The material placed on a syllabus node or below (``node``: an id or a --chapter text), in the hit
+        shape with each chunk's placement confidence there: what the /map page opens. In reading order: the
+        files with the most chunks on the node first (the notes on that topic, not a passing mention), each
+        in index order. At most ``limit`` chunks; ``total`` says how many there are. Raises SyllabusMissing,
+        KeyError."""
+        view = self.syllabus()
+        if view is None:
+            raise SyllabusMissing(missing_message(self.settings.data_dir))
+        node_id = node if node in view.nodes else view.resolve(node).node_id
+        if node_id is None:
+            raise KeyError(node)
+        under = view.descendants(node_id)
+        chunks = [c for c in _in_index_order(self.retriever().catalog, view.chunk_ids_under(node_id))
+                  if c.kind in MATERIAL_KINDS]
+        per_file: dict[str, int] = {}
+        for c in chunks:
+            per_file[c.source] = per_file.get(c.source, 0) + 1
+        files = {src: rank for rank, src in enumerate(sorted(per_file, key=lambda f: (-per_file[f], f)))}
+        chunks.sort(key=lambda c: files[c.source])  # stable: index order within a file
+
+        def confidence(c: Chunk) -> float:
+            return max((p.confidence for p in view.places(c.chunk_id) if p.node_id in under), default=0.0)
+
+        rows = [{**{k: v for k, v in to_hit(c, i, 0.0).model_dump().items() if k in HIT_KEYS and k not in ("rank", "score")},
+                 "syllabus_confidence": round(confidence(c), 3)} for i, c in enumerate(chunks[:limit], 1)]
+        return {"node_id": node_id, "path": view.nodes[node_id].path, "total": len(chunks), "chunks": rows}
 
     def question(self, year: int, number: int) -> dict:
         """One past-paper record by year and number: its row, the booklet's 答案 and 解析 verbatim with their

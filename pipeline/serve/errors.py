@@ -47,7 +47,7 @@ WHY = {
          "of the wrong kind (not_paged, chunk_not_in_document).",
     401: "No or a wrong bearer token (unauthorized).",
     404: "Not found: chapter_not_found (with `close`), document_not_found, chunk_not_found, page_not_found, "
-         "source_missing, source_changed, not_found.",
+         "source_missing, source_changed, syllabus_missing, node_not_found, not_found.",
     408: "The request body did not arrive in time (body_timeout).",
     413: "The request body is over the limit (body_too_large).",
     422: "A parameter or the body is invalid (invalid_request, bad_session).",

@@ -133,7 +133,7 @@ def test_ask_stream_click_a_citation_see_the_marked_page_practice_and_status(ser
 
     # past-paper practice: a chapter's questions, reveal, a link to the textbook section tested
     d.find_element(By.CSS_SELECTOR, "nav a[data-view=practice]").click()
-    Select(d.find_element(By.ID, "practice-chapter")).select_by_value("第七章 查找")
+    Select(d.find_element(By.ID, "practice-chapter")).select_by_value("数据结构 › 三、查找")  # the syllabus tree
     d.find_element(By.CSS_SELECTOR, "#practice-form button[type=submit]").click()
     _until(d, lambda d: d.find_elements(By.CSS_SELECTOR, ".question"), what="questions listed")
     card = d.find_elements(By.CSS_SELECTOR, ".question")[0]

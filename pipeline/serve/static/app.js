@@ -56,13 +56,14 @@ $("token-form").addEventListener("submit", (e) => {
 });
 
 // ------------------------------------------------------------------ views
-const VIEWS = { "/": "ask", "/practice": "practice", "/status": "status" };
+const VIEWS = { "/": "ask", "/practice": "practice", "/status": "status", "/map": "map" };
 
 function show(path) {
   const view = VIEWS[path] || "ask";
   for (const name of Object.values(VIEWS)) $("view-" + name).hidden = name !== view;
   document.querySelectorAll("nav a[data-view]").forEach((a) => a.classList.toggle("active", a.dataset.view === view));
   if (view === "status") loadStatus();
+  if (view === "map") loadMap(); // map.js
 }
 
 document.querySelectorAll("nav a[data-view]").forEach((a) => a.addEventListener("click", (e) => {
@@ -82,6 +83,7 @@ function fillChapters(select, nodes, depth = 0) {
 
 async function loadChapters() {
   try {
+    if (await syllabusPickers(["chapter", "practice-chapter"])) return; // map.js: the 考纲 tree when there is one
     const tree = await apiJson("/api/chapters");
     for (const id of ["chapter", "practice-chapter"]) {
       const select = $(id);

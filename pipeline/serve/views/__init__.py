@@ -6,9 +6,10 @@ answers.py   POST /api/ask: an answer as server-sent events (queued, token…, a
 search.py    GET /api/search: cited passages (= ask --json --no-llm)
 lists.py     GET /api/chapters, /api/questions, /api/status, /api/health
 sources.py   GET /api/section, /api/source/…: a passage in its document (page image, section)
-pages.py     the page (/, /practice, /status) and /static
+map.py       GET /api/map, /api/map/material: the syllabus map (= map --json) and a node's material
+pages.py     the page (/, /practice, /status, /map) and /static
 """
 
-from pipeline.serve.views import answers, lists, pages, search, sources
+from pipeline.serve.views import answers, lists, map, pages, search, sources
 
-ROUTERS = (answers.router, search.router, lists.router, sources.router, pages.router)
+ROUTERS = (answers.router, search.router, lists.router, sources.router, map.router, pages.router)
