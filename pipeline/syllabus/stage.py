@@ -99,7 +99,8 @@ def run(store: Store, manifest: Manifest, settings: Settings, *, force: bool = F
     generation = meta.get("generation", "") if meta else ""
     key = sha256_text("\n".join([syllabus.content_hash, r_hash, PLACEMENT_VERSION, (meta or {}).get("ids_hash", "")]))
     old = _read_json(out / MAP)
-    if force or not old or old.get("key") != key:
+    # a placement file gone (deleted by hand, an older run's cleanup) is redone, or every filter would fail
+    if force or not old or old.get("key") != key or not (out / placement_name(key)).exists():
         chunks = Catalog(store.index_dir / generation / "chunks.sqlite").all_chunks() if generation else []
         t0 = time.monotonic()
         placed = place(syllabus, chunks, rules)

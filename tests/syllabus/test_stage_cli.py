@@ -69,6 +69,11 @@ def test_pdf_syllabus_is_found_placed_and_re_placed_only_when_needed(cli, raw, t
 
     again = _json(cli("place", "--json", data_dir=data, env=ENV))
     assert again["docs"][0]["detail"].startswith("unchanged")
+    for placement in (data / "syllabus").glob("placement-*.json"):  # gone by hand: placed again, not a crash
+        placement.unlink()
+    redone = _json(cli("place", "--json", data_dir=data, env=ENV))
+    assert redone["docs"][0]["detail"].startswith("placed") and list((data / "syllabus").glob("placement-*.json"))
+    assert _json(cli("questions", "--json", "--chapter", "查找", data_dir=data, env=ENV)) is not None
     rules = tmp_path / "rules.yaml"
     from pipeline.syllabus.rules import DEFAULT_RULES_FILE
 
