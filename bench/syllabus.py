@@ -1,6 +1,6 @@
 """Syllabus placement quality and speed on an ingested corpus.
 
-    .venv/bin/python bench/bench_syllabus.py DATA_DIR [--labels bench/data/syllabus_dev.jsonl] [--runs 3] [--json OUT]
+    .venv/bin/python -m bench syllabus DATA_DIR [--labels bench/data/syllabus_dev.jsonl] [--runs 3] [--json OUT]
 
 DATA_DIR is a data dir the corpus was ingested into (`cli.py ingest ../shared/eval/corpus --data-dir DATA_DIR`).
 It places the whole corpus ``--runs`` times (``--force``, median seconds), then scores the placement of the
@@ -21,16 +21,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from pipeline.index.catalog import Catalog, current_generation  # noqa: E402
-from pipeline.settings import load_settings  # noqa: E402
-from pipeline.store import Store  # noqa: E402
-from pipeline.syllabus.models import MAP, TREE, PlacementSet, Syllabus, SyllabusMap, syllabus_dir  # noqa: E402
-from pipeline.syllabus.parts import question_parts  # noqa: E402
-from pipeline.syllabus.rules import load_rules  # noqa: E402
-from pipeline.syllabus.stage import run as place_run  # noqa: E402
+from bench.lib.common import ROOT
+from pipeline.index.catalog import Catalog, current_generation
+from pipeline.settings import load_settings
+from pipeline.store import Store
+from pipeline.syllabus.models import MAP, TREE, PlacementSet, Syllabus, SyllabusMap, syllabus_dir
+from pipeline.syllabus.parts import question_parts
+from pipeline.syllabus.rules import load_rules
+from pipeline.syllabus.stage import run as place_run
 
 
 def read_labels(path: Path) -> list[dict]:
