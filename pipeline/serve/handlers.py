@@ -13,6 +13,7 @@ from pipeline.ask.service import ChapterNotFound, IndexMissing, SessionError
 from pipeline.errors import one_line
 from pipeline.serve.errors import ApiError, error_response
 from pipeline.serve.sources import SourceError
+from pipeline.study.service import ItemNotFound, NotAllowed, StudyError
 
 
 def install(app: FastAPI, *, retry_after: int, public: Callable[[str], str]) -> None:
@@ -43,6 +44,14 @@ def install(app: FastAPI, *, retry_after: int, public: Callable[[str], str]) -> 
     @app.exception_handler(SessionError)
     async def _bad_session(request, exc: SessionError):
         return reply(422, "bad_session", str(exc))
+
+    @app.exception_handler(StudyError)
+    async def _study(request, exc: StudyError):  # its subclasses: not found, not allowed
+        if isinstance(exc, ItemNotFound):
+            return reply(404, "item_not_found", str(exc))
+        if isinstance(exc, NotAllowed):
+            return reply(403, "not_allowed", str(exc))
+        return reply(400, "study_error", str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc: RequestValidationError):

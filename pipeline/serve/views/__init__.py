@@ -6,9 +6,10 @@ answers.py   POST /api/ask: an answer as server-sent events (queued, token…, a
 search.py    GET /api/search: cited passages (= ask --json --no-llm)
 lists.py     GET /api/chapters, /api/questions, /api/status, /api/health
 sources.py   GET /api/section, /api/source/…: a passage in its document (page image, section)
-pages.py     the page (/, /practice, /status) and /static
+pages.py     the page (/, /practice, /mistakes, /review, /status) and /static
+study.py     the study loop: /api/practice, /api/attempts, /api/mistakes, /api/review, /api/progress, /api/class/nodes
 """
 
-from pipeline.serve.views import answers, lists, pages, search, sources
+from pipeline.serve.views import answers, lists, pages, search, sources, study
 
-ROUTERS = (answers.router, search.router, lists.router, sources.router, pages.router)
+ROUTERS = (answers.router, search.router, lists.router, sources.router, study.router, pages.router)
