@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import Annotated, Literal, Optional, Union
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from pipeline.serve.auth import caller
 from pipeline.serve.context import Ctx
 from pipeline.serve.errors import errors
 from pipeline.serve.limits import MAX_CHAPTER, MAX_NAME
-from pipeline.serve.views.answers import Text
+from pipeline.serve.views.answers import Text, _whole_number
 from pipeline.study.models import AttemptResult, ClassNode, DueItem, Mistake, Profile, Progress, QuestionItem
 from pipeline.study.on_map import MapMastery
 from pipeline.study.service import ItemNotFound, StudyService
@@ -30,7 +30,7 @@ MAX_ANSWER = 4000  # characters of a written answer (a comprehensive question's)
 ItemId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME, pattern=r"^[\w\-]+$")]
 ClientKey = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME, pattern=r"^[\w\-]+$")]
 RatingName = Literal["again", "hard", "good", "easy"]
-RatingNumber = Annotated[int, Field(ge=1, le=4)]
+RatingNumber = Annotated[int, BeforeValidator(_whole_number), Field(strict=False, ge=1, le=4)]  # 3 or 3.0, as JSON Schema
 
 
 class Me(BaseModel):
