@@ -23,14 +23,14 @@ from pipeline.serve.limits import MAX_CHAPTER, MAX_NAME
 from pipeline.serve.views.answers import Text, _whole_number
 from pipeline.study.models import AttemptResult, ClassNode, DueItem, Mistake, Profile, Progress, QuestionItem
 from pipeline.study.on_map import MapMastery
-from pipeline.study.service import ItemNotFound, StudyService
+from pipeline.study.service import ItemNotFound, NotAllowed, StudyError, StudyService
 
 router = APIRouter()
-MAX_ANSWER = 4000  # characters of a written answer (a comprehensive question's): well under the body limit
+MAX_ANSWER = 2000  # characters of a written answer: every one JSON-escaped (12 bytes) still under the body limit
 ItemId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME, pattern=r"^[\w\-]+$")]
 ClientKey = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME, pattern=r"^[\w\-]+$")]
 RatingName = Literal["again", "hard", "good", "easy"]
-RatingNumber = Annotated[int, BeforeValidator(_whole_number), Field(strict=False, ge=1, le=4)]  # 3 or 3.0, as JSON Schema
+RatingNumber = Annotated[int, Field(strict=False, ge=1, le=4), BeforeValidator(_whole_number)]  # 3 or 3.0, as JSON Schema
 
 
 class Me(BaseModel):
@@ -96,7 +96,12 @@ async def practice(ctx: Ctx, svc: Study, request: Request,
                    type: Annotated[Optional[Literal["choice", "comprehensive"]], Query(description="Question type.")] = None,
                    limit: Annotated[Optional[int], Query(ge=1, le=500)] = None):
     def run():
-        return svc.practice_set(me(request, svc), chapter=chapter or None, year=year, qtype=type, limit=limit)
+        try:
+            return svc.practice_set(me(request, svc), chapter=chapter or None, year=year, qtype=type, limit=limit)
+        except StudyError as exc:
+            if isinstance(exc, NotAllowed):
+                raise
+            return []  # no question matches: an empty set (an unknown chapter is still chapter_not_found)
 
     return ctx.json([q.model_dump(mode="json") for q in await ctx.in_thread(run)])
 
