@@ -123,3 +123,15 @@ def test_loopback_without_tokens_is_the_default_profile(sample_data, tmp_path):
         r = c.post("/api/attempts", json={"item_id": "2024-3", "answer": "A"}, params={"profile": "bob"})
         assert r.status_code == 200 and r.json()["profile"] == "default"  # no parameter names a profile
     assert [a["item_id"] for a in app.state.study.attempts(app.state.study.profile("default"))] == ["2024-3"]
+
+
+def test_a_rotated_token_stops_at_once_and_a_student_token_works_on_loopback(served, sample_data, tmp_path):
+    c, svc, h = served
+    new = svc.add_user("alice", rotate=True)[1]
+    assert c.get("/api/me", headers=h["alice"]).status_code == 401
+    assert c.get("/api/me", headers={"Authorization": f"Bearer {new}"}).json()["profile"] == "alice"
+
+    app, _ = make_app(sample_data, study_db=str(tmp_path / "study.sqlite"), study_now=NOW)  # no server token
+    with TestClient(app, base_url="http://127.0.0.1:8408") as loop:
+        assert loop.get("/api/me", headers={"Authorization": f"Bearer {new}"}).json()["profile"] == "alice"
+        assert loop.get("/api/me", headers=h["alice"]).json()["profile"] == "default"  # a dead token: the owner
