@@ -135,3 +135,18 @@ def test_a_rotated_token_stops_at_once_and_a_student_token_works_on_loopback(ser
     with TestClient(app, base_url="http://127.0.0.1:8408") as loop:
         assert loop.get("/api/me", headers={"Authorization": f"Bearer {new}"}).json()["profile"] == "alice"
         assert loop.get("/api/me", headers=h["alice"]).json()["profile"] == "default"  # a dead token: the owner
+
+
+def test_a_card_is_reviewed_with_the_students_own_rating(served):
+    c, svc, h = served
+    made = svc.make_cards("查找").made
+    assert made
+    due = c.get("/api/review", headers=h["bob"]).json()
+    cards = [d for d in due if d["item"]["kind"] == "card"]
+    assert cards and all(d["new"] for d in cards)
+    card = cards[0]["item"]
+    assert c.post("/api/review", json={"item_id": card["item_id"]}, headers=h["bob"]).status_code == 400  # no rating
+    r = c.post("/api/review", json={"item_id": card["item_id"], "rating": "easy"}, headers=h["bob"]).json()
+    assert r["verdict"] == "self" and r["rating"] == 4 and r["mode"] == "review" and not r["in_mistakes"]
+    assert card["item_id"] not in {d["item"]["item_id"] for d in c.get("/api/review", headers=h["bob"]).json()}
+    assert card["item_id"] in {d["item"]["item_id"] for d in c.get("/api/review", headers=h["alice"]).json()}
