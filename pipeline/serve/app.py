@@ -8,7 +8,8 @@ kind of thing served; this module only puts the app together:
 - the context every view receives (:class:`~pipeline.serve.context.Serving`);
 - the views' routers and the static files;
 - the error handlers (handlers.py, bodies in errors.py) and the OpenAPI document (contract.py);
-- the middleware, outermost first: the Host check and the token (auth.py), then the body limit (limits.py).
+- the middleware, outermost first: the Host check and the token, the admin's or a student's (auth.py),
+  then the body limit (limits.py).
 
 Concurrency: searches, lists and page images run in worker threads (at most ``SEARCH_THREADS`` at
 once, each bounded by ``serve_request_timeout``); every generation goes through one
@@ -35,6 +36,7 @@ from pipeline.serve.queue import GenerationQueue
 from pipeline.serve.sources import Sources
 from pipeline.serve.views import ROUTERS, pages
 from pipeline.settings import Settings
+from pipeline.study.service import StudyService
 
 __all__ = ["create_app", "is_loopback"]
 DESCRIPTION = ("Cited answers from your own 408 material. The JSON shapes are those of "
@@ -60,13 +62,15 @@ def create_app(settings: Settings, *, service: Optional[QueryService] = None) ->
     app = FastAPIOffline(title="examrag", version=__version__, redoc_url=None, lifespan=lifespan, description=DESCRIPTION)
     app.state.serving = ctx
     app.state.service, app.state.sources, app.state.queue = ctx.service, ctx.sources, ctx.queue
+    app.state.study = StudyService(settings, query=service)  # opens its database on first use (views/study.py)
     for router in ROUTERS:
         app.include_router(router)
     pages.mount_static(app)
     handlers.install(app, retry_after=cfg.retry_after, public=ctx.public.text)
     contract.install(app, token=bool(cfg.api_token))
     app.add_middleware(BodyLimit, timeout=cfg.header_timeout)
-    app.add_middleware(Guard, token=cfg.api_token, loopback_only=not beyond_loopback)
+    app.add_middleware(Guard, token=cfg.api_token, loopback_only=not beyond_loopback,
+                       authenticate=app.state.study.authenticate)
     return app
 
 

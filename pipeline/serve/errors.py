@@ -44,10 +44,13 @@ def error_response(status: int, error: str, detail: str, headers: Optional[dict]
 # ---------------------------------------------------------------------------- the OpenAPI declarations
 WHY = {
     400: "The Host header is not localhost on a loopback server (bad_host), or the request names something "
-         "of the wrong kind (not_paged, chunk_not_in_document).",
+         "of the wrong kind (not_paged, chunk_not_in_document), or the study service cannot do it (study_error: "
+         "no rating for a self-graded item, a card held back, no question matches).",
     401: "No or a wrong bearer token (unauthorized).",
+    403: "The token's profile may not do this (not_allowed): the admin asking for a student's data, a student "
+         "for the class aggregates.",
     404: "Not found: chapter_not_found (with `close`), document_not_found, chunk_not_found, page_not_found, "
-         "source_missing, source_changed, syllabus_missing, node_not_found, not_found.",
+         "source_missing, source_changed, syllabus_missing, node_not_found, item_not_found, not_found.",
     408: "The request body did not arrive in time (body_timeout).",
     413: "The request body is over the limit (body_too_large).",
     422: "A parameter or the body is invalid (invalid_request, bad_session).",

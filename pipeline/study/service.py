@@ -28,6 +28,7 @@ from pipeline.study.items import grade_choice, item_id, letters, parse_item_id, 
 from pipeline.study.models import (AttemptResult, CardItem, CardsReport, ClassNode, DueItem, Item, Link, Mistake,
                                    Profile, Progress, QuestionItem)
 from pipeline.study.nodes import Node, ancestors, joined, under
+from pipeline.study.on_map import MapMastery, map_mastery
 from pipeline.study.progress import next_review, node_progress
 from pipeline.study.schedule import parse_rating, rating_for
 from pipeline.study.store import Attempt, StudyStore
@@ -349,6 +350,14 @@ class StudyService:
                               self.cfg.mastery_horizon_days, self.cfg.mistake_max_rating, material)
         counts = self.store.counts(profile)
         return Progress(profile=profile.name, nodes=nodes, next=next_review(nodes, top), **counts)
+
+    def map_mastery(self, profile: Profile) -> Optional[dict[str, MapMastery]]:
+        """Mastery per syllabus node id (the /map page's colours; see on_map.py); None without a map."""
+        self._student(profile)
+        self.check_cards()
+        cards = [c for c in self.store.cards() if not c.flag]
+        return map_mastery(Path(self.settings.data_dir), cards, self.store.states(profile), self.store.scheduler,
+                           self.now(), self.cfg.mastery_horizon_days, self.cfg.mistake_max_rating)
 
     def class_nodes(self, admin: Profile) -> list[ClassNode]:
         """Which nodes the class gets wrong: per node, how many students attempted its questions and

@@ -40,9 +40,10 @@ if not (CHROMIUM and DRIVER):
 
 @pytest.fixture
 def server(sample_data, tmp_path):
-    """`cli.py serve` on a free loopback port with the fake endpoint as its LLM."""
+    """`cli.py serve` on a free loopback port with the fake endpoint as its LLM (the study database apart)."""
     with FakeEndpoint(delay=0.05, piece=3) as endpoint:
-        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408"}
+        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408",
+               "EXAMRAG_STUDY_DB": str(tmp_path / "study.sqlite")}
         with ServeProcess(sample_data, tmp_path / "serve.log", env=env) as served:
             yield served.url, endpoint
 
@@ -131,13 +132,15 @@ def test_ask_stream_click_a_citation_see_the_marked_page_practice_and_status(ser
     _shot(d, "3-source-panel.png")
     assert d.find_element(By.CSS_SELECTOR, "#section-text mark").get_attribute("textContent")
 
-    # past-paper practice: a chapter's questions, reveal, a link to the textbook section tested
+    # past-paper practice: a chapter's comprehensive questions, reveal, a link to the textbook section tested
+    # (recording attempts: test_serve_study_browser.py)
     d.find_element(By.CSS_SELECTOR, "nav a[data-view=practice]").click()
     Select(d.find_element(By.ID, "practice-chapter")).select_by_value("数据结构 › 三、查找")  # the syllabus tree
+    Select(d.find_element(By.ID, "practice-type")).select_by_value("comprehensive")
     d.find_element(By.CSS_SELECTOR, "#practice-form button[type=submit]").click()
     _until(d, lambda d: d.find_elements(By.CSS_SELECTOR, ".question"), what="questions listed")
     card = d.find_elements(By.CSS_SELECTOR, ".question")[0]
-    assert card.get_attribute("data-year") == "2024"
+    assert card.get_attribute("data-item").startswith("2024-")
     card.find_element(By.CSS_SELECTOR, "textarea").send_keys("B")
     card.find_element(By.CSS_SELECTOR, "button.reveal").click()
     assert card.find_element(By.CSS_SELECTOR, ".q-answer").is_displayed()

@@ -9,6 +9,7 @@ connection after its default 10 s header timeout.
 
 from __future__ import annotations
 
+import json
 import select
 import socket
 import subprocess
@@ -73,7 +74,8 @@ def live_serve(sample_data, tmp_path_factory):
     """`cli.py serve` on the sample with a token and the fake endpoint as its LLM."""
     logs = tmp_path_factory.mktemp("contract")
     with FakeEndpoint(delay=0.0, piece=8) as endpoint:
-        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408"}
+        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408",
+               "EXAMRAG_STUDY_DB": str(logs / "study.sqlite")}
         with ServeProcess(sample_data, logs / "serve.log", env=env, token=TOKEN) as server:
             yield server, logs
 
@@ -107,6 +109,39 @@ def test_schemathesis_finds_no_failure_against_a_live_serve(live_serve):
     assert run.returncode == 0 and "Failures:" not in out, out[-6000:]
     assert "generated" in out and "Seed: 408" in out, out[-3000:]
     assert server.proc.poll() is None, "the server died under the run"
+
+
+# a choice answered without a letter, a self-graded item without a rating: schema-valid, refused by the service (400)
+STUDENT_CONFIG = '''
+[[operations]]
+include-path-regex = "^/api/(attempts|review)$"
+include-method = "POST"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "404"]
+'''
+
+
+@pytest.mark.timeout(900)
+def test_schemathesis_as_a_student_finds_no_failure_on_the_study_routes(live_serve, sample_data, cli):
+    """The study routes as a student sees them (the admin token above gets 403 there): real practice sets,
+    attempts, 错题本, review and progress, every response checked against the document."""
+    server, logs = live_serve
+    made = cli("users", "add", "contract-student", "--json", data_dir=sample_data, timeout=120,
+               env={"EXAMRAG_STUDY_DB": str(logs / "study.sqlite")})
+    assert made.returncode == 0, made.stdout + made.stderr
+    token = json.loads(made.stdout)["token"]
+    config = logs / "schemathesis-student.toml"
+    config.write_text(STUDENT_CONFIG, "utf-8")
+    cmd = [str(Path(sys.executable).parent / "schemathesis"), "--config-file", str(config), "run",
+           server.url + "/openapi.json", "--checks", "all", "--workers", "1",
+           "--include-path-regex", "^/api/(me|practice|attempts|mistakes|review|progress|class)",
+           "--max-examples", str(SCHEMATHESIS["max_examples"]), "--seed", str(SCHEMATHESIS["seed"]),
+           "--request-timeout", "120", "--max-response-time", str(SCHEMATHESIS["max_response_s"]),
+           "-H", f"Authorization: Bearer {token}", "--report", "junit", "--report-dir", str(logs)]
+    run = subprocess.run(cmd, cwd=logs, capture_output=True, text=True, timeout=800,
+                         env={"PATH": str(Path(sys.executable).parent), "HOME": str(logs), "NO_COLOR": "1"})
+    out = run.stdout + run.stderr
+    assert run.returncode == 0 and "Failures:" not in out, out[-6000:]
+    assert "generated" in out and "Seed: 408" in out, out[-3000:]
 
 
 @pytest.mark.timeout(120)

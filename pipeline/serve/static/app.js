@@ -56,7 +56,7 @@ $("token-form").addEventListener("submit", (e) => {
 });
 
 // ------------------------------------------------------------------ views
-const VIEWS = { "/": "ask", "/practice": "practice", "/status": "status", "/map": "map" };
+const VIEWS = { "/": "ask", "/practice": "practice", "/mistakes": "mistakes", "/review": "review", "/status": "status", "/map": "map" };
 
 function show(path) {
   const view = VIEWS[path] || "ask";
@@ -64,6 +64,7 @@ function show(path) {
   document.querySelectorAll("nav a[data-view]").forEach((a) => a.classList.toggle("active", a.dataset.view === view));
   if (view === "status") loadStatus();
   if (view === "map") loadMap(); // map.js
+  if (window.studyView) window.studyView(view);  // study.js: /mistakes, /review
 }
 
 document.querySelectorAll("nav a[data-view]").forEach((a) => a.addEventListener("click", (e) => {
@@ -367,40 +368,7 @@ async function openSection(path) {
   }
 }
 
-// ------------------------------------------------------------------ practice
-const QTYPE = { choice: "单项选择题", comprehensive: "综合应用题", other: "题" };
-
-async function loadPractice(chapter) {
-  const list = $("practice-list");
-  list.textContent = "";
-  $("practice-status").textContent = "加载中…";
-  try {
-    const rows = await apiJson("/api/questions" + (chapter ? "?chapter=" + encodeURIComponent(chapter) : ""));
-    $("practice-status").textContent = `${rows.length} 道题`;
-    for (const q of rows) list.append(questionCard(q));
-  } catch (err) {
-    $("practice-status").textContent = err.message;
-  }
-}
-
-function questionCard(q) {
-  const cut = q.text.search(/\n答案[:：]/);
-  const stem = cut >= 0 ? q.text.slice(0, cut) : q.text;
-  const key = cut >= 0 ? q.text.slice(cut + 1) : "";
-  const reveal = el("div", { class: "q-answer", hidden: true, text: key || "资料中没有这道题的答案与解析；可以点“问助手”让它从教材中找依据。" });
-  const card = el("div", { class: "question", "data-year": String(q.year), "data-number": String(q.number) },
-    el("h4", { text: `${q.year || ""}年 第${q.number}题 · ${QTYPE[q.qtype] || "题"}` }),
-    el("div", { class: "q-text", text: stem.replace(/^.*?第\d+题（[^）]*）\n/, "") }),
-    el("textarea", { rows: 2, placeholder: "写下你的答案…", class: "q-mine" }),
-    el("div", { class: "row" },
-      el("button", { type: "button", class: "reveal", text: "显示答案与解析", onclick: (e) => { reveal.hidden = !reveal.hidden; e.target.textContent = reveal.hidden ? "显示答案与解析" : "隐藏答案"; } }),
-      el("button", { type: "button", text: "问助手", onclick: () => askAbout(q) }),
-      el("button", { type: "button", text: "看原卷", onclick: () => openQuestion(q) })),
-    reveal);
-  if (q.chapter_paths && q.chapter_paths.length) card.append(sectionLinks(q.chapter_paths, "考查的教材章节："));
-  return card;
-}
-
+// ------------------------------------------------------------------ practice (the list and recording: study.js)
 async function openQuestion(q) {
   try {
     const found = await apiJson(`/api/search?k=1&q=${encodeURIComponent(`${q.year}年第${q.number}题`)}`);
@@ -417,7 +385,6 @@ function askAbout(q) {
   ask($("question").value, "");
 }
 
-$("practice-form").addEventListener("submit", (e) => { e.preventDefault(); loadPractice($("practice-chapter").value); });
 
 // ------------------------------------------------------------------ status
 async function loadStatus() {

@@ -1,7 +1,8 @@
 // examrag 考纲地图 (/map) and the syllabus chapter pickers: a client of /api/map, /api/map/material and
 // /api/questions. Loaded before app.js (both deferred, so in order): it only defines functions here;
 // app.js calls loadMap() when the /map view is shown and syllabusPickers() when it fills the pickers,
-// and these use app.js's helpers (el, api, apiJson, show, questionCard, openHit, loadPractice) at call time.
+// and these use app.js's helpers (el, api, apiJson, show, openHit, askAbout, openQuestion) and study.js's
+// (answerCard, loadStudyPractice, TYPE_NAME) at call time.
 "use strict";
 
 const MAP = { data: null, byId: {}, open: new Set(), selected: null };
@@ -43,7 +44,7 @@ function practiceFromUrl() {
   const select = mapEl("practice-chapter");
   if (![...select.options].some((o) => o.value === chapter)) select.append(el("option", { value: chapter, text: chapter }));
   select.value = chapter;
-  loadPractice(chapter);
+  loadStudyPractice();  // study.js: reads the picker
 }
 
 function practiceNode(path) {
@@ -188,23 +189,47 @@ function coverageLine(n) {
 async function listQuestions(n, wanted) {
   const box = mapEl("map-questions");
   if (!wanted.length) return;
+  const keys = new Set(wanted.map((q) => `${q.year}-${q.number}`));
+  const chapter = encodeURIComponent(joinPath(n.path));
+  const order = (a, b) => (a.year - b.year) || (a.number - b.number);
   try {
-    const rows = await apiJson("/api/questions?chapter=" + encodeURIComponent(joinPath(n.path)));
-    const keys = new Set(wanted.map((q) => `${q.year}:${q.number}`));
+    let lines;
+    try {  // a student answers right here, recorded as on /practice (study.js)
+      const items = await apiJson("/api/practice?limit=500&chapter=" + chapter);
+      lines = items.filter((q) => keys.has(q.item_id)).sort(order)
+        .map((q) => questionLine(q, q.stem, answerCard(q, "/api/attempts")));
+    } catch (err) {  // the admin token has no practice of its own: the question as its paper prints it
+      const rows = await apiJson("/api/questions?chapter=" + chapter);
+      lines = rows.filter((q) => keys.has(`${q.year}-${q.number}`)).sort(order)
+        .map((q) => { const stem = stemOf(q.text); return questionLine(q, stem, readOnlyCard(q, stem)); });
+    }
     box.textContent = "";
-    for (const q of rows) if (keys.has(`${q.year}:${q.number}`)) box.append(questionLine(q));
+    box.append(...lines);
   } catch (err) {
     box.textContent = err.message;
   }
 }
 
-// one line per question (the material stays in view); it opens to the practice card
-function questionLine(q) {
-  const stem = q.text.replace(/^.*?第\d+题（[^）]*）\n/, "").split("\n")[0];
+function stemOf(text) {
+  const cut = text.search(/\n答案[:：]/);
+  return (cut >= 0 ? text.slice(0, cut) : text).replace(/^.*?第\d+题（[^）]*）\n/, "");
+}
+
+// one line per question (the material stays in view); it opens to the card
+function questionLine(q, stem, card) {
+  const first = (stem || "").split("\n")[0];
   const place = q.syllabus_path ? q.syllabus_path.slice(1).join(" › ") : "";
   return el("details", { class: "q-line" },
-    el("summary", { text: `${q.year}年 第${q.number}题 · ${QTYPE[q.qtype] || "题"}${place ? " · " + place : ""}：${stem.length > 60 ? stem.slice(0, 60) + "…" : stem}` }),
-    questionCard(q));
+    el("summary", { text: `${q.year}年 第${q.number}题 · ${TYPE_NAME[q.qtype] || "题"}${place ? " · " + place : ""}：${first.length > 60 ? first.slice(0, 60) + "…" : first}` }),
+    card);
+}
+
+function readOnlyCard(q, stem) {
+  return el("div", { class: "question", "data-year": String(q.year), "data-number": String(q.number) },
+    el("div", { class: "q-text", text: stem }),
+    el("div", { class: "row" },
+      el("button", { type: "button", text: "问助手", onclick: () => askAbout(q) }),
+      el("button", { type: "button", text: "看原卷", onclick: () => openQuestion(q) })));
 }
 
 async function listMaterial(n) {

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from pipeline.ask.session import DEFAULT_PROFILE
+from pipeline.serve.auth import SERVER_ADMIN, caller
 from pipeline.serve.context import Ctx
 from pipeline.serve.errors import errors
 from pipeline.serve.limits import MAX_CHAPTER, MAX_NAME, MAX_QUESTION
@@ -62,10 +64,13 @@ class AskRequest(BaseModel):
 @router.post("/api/ask", summary="Stream an answer as server-sent events", response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {"schema": EVENT}}, "description": EVENTS},
                         **errors(404, 408, 413, 422, 503)})
-async def ask(body: AskRequest, ctx: Ctx):
+async def ask(body: AskRequest, ctx: Ctx, request: Request):
+    profile = caller(request)  # a session belongs to the token's profile; the server token's and the owner's: default
+    owner = profile.name if profile is not None and profile is not SERVER_ADMIN else DEFAULT_PROFILE
+
     def retrieve():  # the errors a student can fix (unknown chapter, bad session) come before the stream
         found = ctx.service.retrieve(body.question, chapter=body.chapter or None, top_k=body.top_k,
-                                     mode=body.mode, session=body.session)
+                                     mode=body.mode, session=body.session, profile=owner)
         return found, body.use_llm and ctx.service.needs_llm(found)
 
     found, generate = await ctx.in_thread(retrieve)

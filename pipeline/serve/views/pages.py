@@ -10,7 +10,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
-PAGES = ("/", "/practice", "/status", "/map")
+PAGES = ("/", "/practice", "/mistakes", "/review", "/status", "/map")
 PAGE_CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
             "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
