@@ -148,6 +148,7 @@ class ServeSettings(Group):
     request_timeout: float = Field(20.0, gt=0, description="Seconds a search, list or page-image request may take before it answers 503.")
     retry_after: int = Field(10, ge=1, description="Seconds the Retry-After header of a 503 (queue full, timed out) suggests.")
     header_timeout: float = Field(10.0, gt=0, description="Seconds a connection has to send a complete request head (and then its body) before it is closed: a slow or silent client cannot hold a connection.")
+    max_per_client: int = Field(32, ge=0, description="Connections one client address beyond loopback may hold open (429 beyond; 0: no cap). Raise it when a whole class reaches the server through one proxy address.")
 
 
 class StudySettings(Group):

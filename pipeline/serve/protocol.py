@@ -15,7 +15,7 @@ protocol already has, adds no package, and changes nothing else the server does.
 The body has its own deadline and limit (pipeline/serve/limits.py).
 
 The deadline alone still lets one host hold every slot by reconnecting each 10 s, so a client address
-beyond loopback may keep at most ``max_per_client`` connections open (:data:`MAX_PER_CLIENT`, 32: a
+beyond loopback may keep at most ``max_per_client`` connections open (``EXAMRAG_SERVE_MAX_PER_CLIENT``, 32: a
 browser opens 6 per host, an SSE answer holds one); one more is answered 429 and closed before it
 counts. Loopback is the machine's owner (and the load benchmarks), so it is not capped.
 """
@@ -54,7 +54,7 @@ class _HeaderDeadline:
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         client = _client_address(transport)
-        if client is not None and (self.cap_loopback or not _is_loopback(client)):
+        if client is not None and self.max_per_client and (self.cap_loopback or not _is_loopback(client)):
             if self._open_per_client.get(client, 0) >= self.max_per_client:
                 self._refuse(b"429 Too Many Requests")
                 return

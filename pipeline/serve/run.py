@@ -49,7 +49,7 @@ def uvicorn_config(app, settings: Settings, **overrides):
 
     options = dict(log_level="warning", access_log=False, timeout_graceful_shutdown=3,
                    limit_concurrency=MAX_CONNECTIONS, server_header=False,
-                   http=guarded_protocol(settings.serve.header_timeout))
+                   http=guarded_protocol(settings.serve.header_timeout, max_per_client=settings.serve.max_per_client))
     return uvicorn.Config(app, **{**options, **overrides})
 
 
