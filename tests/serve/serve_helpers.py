@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import threading
 import time
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator, Optional
@@ -294,3 +295,31 @@ def wait_until(cond, timeout: float = 10.0, step: float = 0.02) -> bool:
             return True
         time.sleep(step)
     return cond()
+
+
+# ---------------------------------------------------------------------------- the real browser
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage", "--lang=zh-CN"]
+
+
+@contextmanager
+def chromium_driver(profile_dir: Path, window: str = "1400,1000"):
+    """Debian's headless chromium through its own chromedriver (explicit paths: selenium-manager never
+    downloads anything), every page load bounded; quit on exit."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ.setdefault("SE_OFFLINE", "true")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS + [f"--window-size={window}", f"--user-data-dir={profile_dir}"]:
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(options=opts, service=Service(executable_path=DRIVER))
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()

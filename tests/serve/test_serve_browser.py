@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 from PIL import Image
-
-from serve_helpers import FakeEndpoint, ServeProcess, wait_until
+from serve_helpers import (
+    CHROMIUM,
+    DRIVER,
+    FakeEndpoint,
+    ServeProcess,
+    chromium_driver,
+    wait_until,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--window-size=1400,1000", "--lang=zh-CN"]
 
 if not (CHROMIUM and DRIVER):
     if os.environ.get("CI"):
@@ -50,20 +50,8 @@ def server(sample_data, tmp_path):
 
 @pytest.fixture
 def browser(tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must never try to download anything
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in CHROMIUM_FLAGS + [f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=Service(executable_path=DRIVER))
-    driver.set_page_load_timeout(60)
-    try:
+    with chromium_driver(tmp_path / "chromium-profile", window="1400,1000") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _shot(driver, name: str) -> Path:

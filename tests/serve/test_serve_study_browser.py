@@ -11,24 +11,17 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 from PIL import Image
-
-from serve_helpers import ServeProcess
+from serve_helpers import CHROMIUM, DRIVER, ServeProcess, chromium_driver
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "bench" / "results" / "study_walkthrough"
 NOW = "2026-03-02T08:00:00+00:00"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1100,900", "--lang=zh-CN"]
 PICKS = {"2024-1": "A", "2024-2": "C", "2024-3": "A", "2024-4": "D", "2024-5": "B"}  # 2024-1 and 2024-4 wrong
 
 if not (CHROMIUM and DRIVER):
@@ -46,20 +39,8 @@ def server(sample_data, tmp_path):
 
 @pytest.fixture
 def browser(tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must never download anything
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in FLAGS + [f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=Service(executable_path=DRIVER))
-    driver.set_page_load_timeout(60)
-    try:
+    with chromium_driver(tmp_path / "chromium-profile", window="1100,900") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _until(driver, cond, timeout=60, what=""):
