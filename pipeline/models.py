@@ -334,10 +334,14 @@ class Answer(BaseModel):
     source: Literal["record", "llm", "grounded", "refusal", "none"] = "none"  # what the answer text is
     prompt_version: Optional[str] = None
     generated: Optional[str] = None  # the model's own text, before the claim check (for eval and debugging)
-    timings: dict[str, float] = Field(default_factory=dict)  # seconds: "total", "first_token", "llm"
+    # seconds: "total", "first_token", "llm", "llm_first_token"; with a model call also its figures
+    # (answer.LLM_FIGURES): prompt_tokens, prompt_cached_tokens, prompt_evaluated_tokens, completion_tokens,
+    # prefill_tok_s, gen_tok_s
+    timings: dict[str, float] = Field(default_factory=dict)
     standalone_question: Optional[str] = None  # a session's follow-up rewritten to stand alone (what was retrieved)
     extras: Optional["Extras"] = None  # --extras: 复习建议 and 延伸问题
     chapter: Optional[dict] = None  # how --chapter was resolved: a syllabus node, or headings (pipeline/syllabus/view.py)
+    conflicts: list[str] = Field(default_factory=list)  # the passages' different numbers for the asked quantity, disclosed
 
 
 class DocReport(BaseModel):

@@ -35,6 +35,7 @@ from pydantic import BaseModel
 
 from pipeline.ask import claims as claimcheck
 from pipeline.ask import keysentences, records
+from pipeline.ask.conflicts import disclosure, find_conflicts
 from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt, question_kind
 from pipeline.ask.retrieve import Retrieval
 from pipeline.ask.sentences import CITATION, strip_citations
@@ -109,7 +110,12 @@ def core_text(keys: list[KeySentence]) -> str:
 
 
 def render(a: Answer) -> str:
-    """The answer as shown to a student; the same text :func:`answer` streams."""
+    """The answer as shown to a student; the same text :func:`answer` streams: the body
+    (:func:`_body`), then each conflict in the material, disclosed."""
+    return _body(a) + "".join(f"\n{c}" for c in a.conflicts)
+
+
+def _body(a: Answer) -> str:
     if a.source == "none":
         return f"{CORE_HEAD}\n{core_text(a.key_sentences)}" if a.key_sentences and a.core_shown else ""
     if not (a.core_shown and a.key_sentences):
@@ -219,6 +225,14 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
 
     hits = retrieval.hits
     base = dict(question=question, hits=hits)
+
+    def disclose() -> list[str]:
+        """Conflicting numbers in the passages for what the question asks: disclosed after the
+        answer (streamed as the answer's last lines), whatever the answer itself says."""
+        lines = [disclosure(c) for c in find_conflicts(question, hits, claimcheck.load_rules(cfg.rules_file))]
+        for line in lines:
+            emit(f"\n{line}")
+        return lines
     if should_refuse(retrieval, cfg.min_coverage, cfg.min_bm25, cfg.min_passage, cfg.min_passage_weak):
         emit(REFUSAL)  # with no LLM the answer field stays empty, as the CLI's --no-llm JSON has it
         return done(Answer(**base, answer=REFUSAL if llm is not None else None, refused=True, source="refusal",
@@ -243,7 +257,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         if shown:
             emit(f"{CORE_HEAD}\n{core_text(keys)}")
         return done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys, record=record,
-                           source="none", core_shown=shown,
+                           source="none", core_shown=shown, conflicts=disclose() if shown else [],
                            note=None if shown else "no passage sentence covers the question: see the passages"))
     shown_core = core_answers(keys, retrieval)  # an off-topic core is not shown before the model speaks
     if shown_core:
@@ -273,6 +287,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         raise
     finally:
         timings["llm"] = round(time.perf_counter() - t_llm, 3)
+        timings.update(llm_figures(llm))
     claims = checker.claims
     checker.finish()
     common = dict(**base, kind=kind, key_sentences=keys, record=record, claims=claims, generated="".join(generated),
@@ -283,7 +298,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if failed:
         if shown_core:
             emit(FALLBACK_NOTE)
-            return done(Answer(**common, answer=core_text(keys), refused=False, source="grounded",
+            return done(Answer(**common, answer=core_text(keys), refused=False, source="grounded", conflicts=disclose(),
                                note="main claim not supported: answer is the grounded core"
                                if not stream.refused else "model refused: answer is the grounded core"))
         emit(REFUSAL)
@@ -297,7 +312,20 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         text += addition
     if "[来源:" not in text and hits:
         text += "\n参考来源：" + " ".join(h.citation for h in hits[:2])
-    return done(Answer(**common, answer=text, refused=False, source="llm"))
+    return done(Answer(**common, answer=text, refused=False, source="llm", conflicts=disclose()))
+
+
+# what a backend's ``last_stats`` says of its last call, as ``Answer.timings`` keys: token counts and the
+# engine's own rates, so a timing from one machine carries over to another (issue 23)
+LLM_FIGURES = {"prompt_tokens": "prompt_tokens", "cached_tokens": "prompt_cached_tokens",
+               "prompt_evaluated": "prompt_evaluated_tokens", "completion_tokens": "completion_tokens",
+               "prefill_tok_s": "prefill_tok_s", "gen_tok_s": "gen_tok_s"}
+
+
+def llm_figures(llm) -> dict[str, float]:
+    """The LLM's figures of the call just made (none for a backend that keeps no stats)."""
+    stats = getattr(llm, "last_stats", None) or {}
+    return {key: stats[name] for name, key in LLM_FIGURES.items() if isinstance(stats.get(name), (int, float))}
 
 
 def completion(question: str, text: str, keys: list[KeySentence], vocab=None) -> list[KeySentence]:

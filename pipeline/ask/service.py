@@ -76,6 +76,9 @@ def answer_json(a: Answer) -> dict:
     out["hits"] = [{k: d[k] for k in HIT_KEYS} for d in (h.model_dump() for h in a.hits)]
     if a.note:
         out["note"] = a.note
+    out["timings"] = a.timings
+    if a.conflicts:
+        out["conflicts"] = a.conflicts
     if a.chapter is not None:
         out["chapter"] = a.chapter
     return out

@@ -37,13 +37,15 @@ def make_llm(
     threads: int = 2,
     n_ctx: int = 4096,
     slots: int = 2,
+    prompt_cache: bool = True,
 ) -> Optional[Llm]:
     """Build the configured LLM, or return None for backend ``none``.
 
     ``local``: ``model_path`` (a user GGUF file) if given, else the packaged model
     ``packaged`` assembled and verified in ``models_dir`` (default
     ``$EXAMRAG_MODELS_DIR`` or ``~/.cache/examrag/models``); the model is loaded now, with
-    ``slots`` concurrent generations of ``n_ctx`` tokens each. ``timeout`` bounds a whole call
+    ``slots`` concurrent generations of ``n_ctx`` tokens each, reusing a slot's prompt prefix when
+    ``prompt_cache``. ``timeout`` bounds a whole call
     (default: none).
     ``openai``: ``base_url`` and ``model`` are required; ``timeout`` bounds connecting and each
     read (default 60 s).
@@ -61,7 +63,8 @@ def make_llm(
             from .packaged import assemble
 
             path = assemble(packaged, Path(models_dir) if models_dir else default_models_dir())
-        return LocalGguf(path, n_threads=threads, n_ctx=n_ctx, slots=slots, timeout=timeout)
+        return LocalGguf(path, n_threads=threads, n_ctx=n_ctx, slots=slots, timeout=timeout,
+                         prompt_cache=prompt_cache)
     if b == "openai":
         from .openai_compat import OpenAICompat
 

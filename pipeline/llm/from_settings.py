@@ -11,4 +11,4 @@ def make_llm_from_settings(s: Settings):
     g = s.llm
     return make_llm(g.backend, model_path=g.model_path, packaged=g.packaged, models_dir=s.models_dir,
                     base_url=g.base_url, model=g.model, api_key=g.api_key, timeout=g.timeout, threads=g.threads,
-                    slots=g.slots, n_ctx=g.n_ctx)
+                    slots=g.slots, n_ctx=g.n_ctx, prompt_cache=g.prompt_cache)

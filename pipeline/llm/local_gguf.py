@@ -26,9 +26,17 @@ its next event, which cancels the request and frees its slot; ``complete()`` wai
 ``CANCEL_WAIT_S`` and then re-raises (the exception from ``on_token`` as is, a timeout as
 :class:`LlmError`).
 
-Determinism: greedy at ``temperature=0``, otherwise sampled with a fixed ``seed``; every request
-evaluates its whole prompt (``cache_prompt`` off, no RAM prompt cache), so earlier calls cannot
-change an answer. Requests running at the same time share batches, and batched arithmetic can
+Prompt cache: with ``prompt_cache`` (the default) a request reuses the KV state of the longest
+prefix it shares with what its slot last held: the fixed system prompt (and the chat template's
+first tokens) are read once per slot, not once per question (~100 tokens: ~3 s on a 2-core AVX2
+CPU). ``last_stats`` says how many tokens were reused (``cached_tokens``) and read
+(``prompt_evaluated``). Without it, every request evaluates its whole prompt, so earlier calls cannot
+change an answer even in rounding (for bit-reproducible benches).
+
+Determinism: greedy at ``temperature=0``, otherwise sampled with a fixed ``seed``. With the prompt
+cache, the reused prefix was computed in an earlier request's batches; the same question greedy
+gave the same text in tests/llm/test_llm_local_real.py, but batched arithmetic may round
+differently. Requests running at the same time share batches, and batched arithmetic can
 round differently: in bench/bench_llm_runtime.py 1 of 4 answers of 150 tokens generated two at a
 time diverged from its one-at-a-time text after 74 characters (a synonym). Same prompt alone,
 same answer; under concurrency, answers are equally good but not bit-identical.
@@ -74,7 +82,9 @@ class LocalGguf(Llm):
     ``timeout`` bounds each ``complete()`` call in seconds (None: no limit); ``batch`` is the
     prompt tokens per decode step (see ``BATCH``). ``load_s`` is the
     load time; ``last_stats`` holds the measurements of the calling thread's last call (so
-    concurrent callers each see their own): ``prompt_tokens``, ``completion_tokens``,
+    concurrent callers each see their own): ``prompt_tokens`` (all of the prompt),
+    ``cached_tokens`` (reused from the prompt cache) and ``prompt_evaluated`` (read now),
+    ``completion_tokens``, ``prefill_tok_s`` and ``gen_tok_s`` (the engine's own rates),
     ``first_token_s``, ``total_s``.
     """
 
@@ -82,7 +92,7 @@ class LocalGguf(Llm):
 
     def __init__(self, model_path: Path, n_threads: int = 2, n_ctx: int = 4096,
                  slots: int = DEFAULT_SLOTS, timeout: Optional[float] = None, seed: int = 0,
-                 batch: int = BATCH) -> None:
+                 batch: int = BATCH, prompt_cache: bool = True) -> None:
         path = Path(model_path).expanduser()
         self.model_path = path
         self.model_id = path.stem
@@ -91,6 +101,7 @@ class LocalGguf(Llm):
         self.timeout = timeout
         self.seed = seed
         self.batch = batch
+        self.prompt_cache = prompt_cache
         self._stats = threading.local()
         self._free = threading.BoundedSemaphore(self.slots)
         self._runs: set[_Run] = set()
@@ -128,7 +139,7 @@ class LocalGguf(Llm):
         p.api_keys = [secrets.token_hex(16)]  # the unused HTTP listener answers 401 to others
         p.offline = True
         p.fit_params = False  # keep n_ctx as asked instead of shrinking it to free memory
-        p.cache_ram_mib = 0  # no prompt cache in RAM: answers must not depend on earlier calls
+        p.cache_ram_mib = 0  # no extra prompt store in RAM: a slot's own KV (prompt_cache) is the cache
         p.cache_idle_slots = False
         p.endpoint_metrics = True  # busy_slots() reads the engine's metrics
         return p
@@ -140,7 +151,7 @@ class LocalGguf(Llm):
         request: dict[str, Any] = {
             "messages": req.messages, "max_tokens": req.max_tokens,
             "temperature": req.temperature, "seed": self.seed, "stream": True,
-            "return_progress": True, "cache_prompt": False}
+            "return_progress": True, "cache_prompt": self.prompt_cache}
         if req.json_schema:
             request["json_schema"] = req.json_schema  # held to it by the engine's grammar sampler
         t0 = time.perf_counter()
@@ -182,6 +193,10 @@ class LocalGguf(Llm):
         t = run.timings
         self._stats.value = {
             "prompt_tokens": int(t.get("cache_n", 0) + t.get("prompt_n", 0)) if t else None,
+            "cached_tokens": int(t.get("cache_n", 0)) if t else None,
+            "prompt_evaluated": int(t["prompt_n"]) if "prompt_n" in t else None,
+            "prefill_tok_s": _rate(t.get("prompt_per_second")),
+            "gen_tok_s": _rate(t.get("predicted_per_second")),
             "completion_tokens": int(t["predicted_n"]) if "predicted_n" in t else len(pieces),
             "first_token_s": first,
             "total_s": time.perf_counter() - t0,
@@ -294,6 +309,14 @@ def _close_at_exit(llm: LocalGguf) -> None:
 def _close_all() -> None:
     for llm in list(_LIVE):
         llm.close()
+
+
+def _rate(value: Any) -> Optional[float]:
+    """A tokens-per-second figure of the engine's timings, rounded (None when it gave none)."""
+    try:
+        return round(float(value), 1) if value is not None and float(value) > 0 else None
+    except (TypeError, ValueError):
+        return None
 
 
 def check_gguf(path: Path) -> None:

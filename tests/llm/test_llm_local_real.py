@@ -73,6 +73,21 @@ def test_real_model_answers_in_chinese_and_streams(real_llm, solo_answer):
     assert 0 < st["first_token_s"] <= st["total_s"]
 
 
+def test_the_system_prompt_is_read_once_per_slot(real_llm, solo_answer):
+    """The prompt cache: later calls with the same system prompt reuse its KV state (the fixed
+    system prompt is not read again for every question), and the figures say so."""
+    stats = []
+    for q in ("什么是队列？", "什么是栈？", "什么是树？", "什么是图？"):
+        real_llm.complete(SYSTEM, q, max_tokens=2, temperature=0.0)
+        stats.append(real_llm.last_stats)
+    reused = [s for s in stats if s["cached_tokens"] > 0]
+    assert reused, stats
+    for s in reused:
+        assert s["prompt_evaluated"] + s["cached_tokens"] == s["prompt_tokens"]
+        assert s["prompt_evaluated"] < s["prompt_tokens"] and s["prefill_tok_s"] > 0
+    assert real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == solo_answer
+
+
 def test_json_schema_reply_follows_the_schema(real_llm):
     schema = {"type": "object",
               "properties": {"术语": {"type": "string", "maxLength": 8},
