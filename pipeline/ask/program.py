@@ -62,7 +62,7 @@ class ProgramLimits(BaseModel):
     max_iterations: int = Field(10_000, ge=1, le=10**9)  # all loops together; also the longest range()
     max_list: int = Field(1_000, ge=1, le=10**7)
     max_str: int = Field(1_000, ge=1, le=10**7)
-    max_magnitude: float = Field(1e30, gt=1, le=1e300)  # ~2**100: 408 numbers stop at 2**64 addresses
+    max_magnitude: float = Field(1e40, gt=1, le=1e300)  # ~2**132: room for 2**128 (IPv6 addresses)
     cpu_seconds: int = Field(2, ge=1, le=60)  # RLIMIT_CPU of the child
     memory_mb: int = Field(512, ge=64, le=8_192)  # RLIMIT_AS of the child (it needs ~30 MB)
     wall_seconds: float = Field(5.0, gt=0, le=120)  # the parent kills the child after this
