@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -342,6 +342,29 @@ class Answer(BaseModel):
     extras: Optional["Extras"] = None  # --extras: 复习建议 and 延伸问题
     chapter: Optional[dict] = None  # how --chapter was resolved: a syllabus node, or headings (pipeline/syllabus/view.py)
     conflicts: list[str] = Field(default_factory=list)  # the passages' different numbers for the asked quantity, disclosed
+
+
+ProgramValue = Union[bool, int, float, str, list[Union[bool, int, float, str]]]
+
+
+class ProgramStep(BaseModel):
+    """One named quantity of a calculation program (pipeline/ask/program.py)."""
+
+    name: str  # "_" for a program's bare final expression
+    expression: str  # source of its last executed assignment: "addr % page"; "x + 1" for x += 1
+    value: ProgramValue  # its value when the program ended
+    shown: str  # value for display: 8644, 0.333333, [7, 0, 1]
+
+
+class ProgramResult(BaseModel):
+    """What ``run_program`` gives back: the steps, or a one-line reason it did not run or stopped."""
+
+    ok: bool
+    error: Optional[str] = None  # "line 3: attribute access is not allowed", "line 2: stopped: ..."
+    steps: list[ProgramStep] = Field(default_factory=list)  # one per name, in first-assignment order
+    result: Optional[ProgramStep] = None  # what the last statement assigned or computed
+    inputs: list[ProgramStep] = Field(default_factory=list)  # names given a number literal, once, at top level
+    elapsed_ms: float = 0.0  # wall time of the whole run, the child process included
 
 
 class DocReport(BaseModel):

@@ -1,0 +1,102 @@
+"""The maintained simulations a calculation program calls (pipeline/ask/simulations.py), against
+examples worked by hand below (our own reference strings, weights and keys)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.ask.simulations import (
+    MAX_ITEMS,
+    fifo_faults,
+    huffman_wpl,
+    linear_probe,
+    lru_faults,
+    opt_faults,
+)
+
+# One string on which the three policies differ, 3 frames, starting empty (cold misses count).
+REFS = [1, 2, 3, 1, 4, 1, 5, 2, 1, 3]
+
+
+def test_fifo_by_hand():
+    # 1 m [1]; 2 m [1 2]; 3 m [1 2 3]; 1 hit; 4 m, out 1 → [2 3 4]; 1 m, out 2 → [3 4 1];
+    # 5 m, out 3 → [4 1 5]; 2 m, out 4 → [1 5 2]; 1 hit; 3 m, out 1 → [5 2 3]: 8 faults
+    assert fifo_faults(REFS, 3) == 8
+
+
+def test_lru_by_hand():
+    # least recently used first: 1 m [1]; 2 m [1 2]; 3 m [1 2 3]; 1 hit [2 3 1]; 4 m, out 2 [3 1 4];
+    # 1 hit [3 4 1]; 5 m, out 3 [4 1 5]; 2 m, out 4 [1 5 2]; 1 hit [5 2 1]; 3 m, out 5 [2 1 3]: 7
+    assert lru_faults(REFS, 3) == 7
+
+
+def test_opt_by_hand():
+    # 1 2 3 m m m; 1 hit; 4 m: next uses 1→now+1, 2→+3, 3→+5, so out 3 → [1 2 4]; 1 hit;
+    # 5 m: 2 next, then 1, 4 never → out 4 → [1 2 5]; 2 hit; 1 hit; 3 m (nothing follows): 6
+    assert opt_faults(REFS, 3) == 6
+
+
+@pytest.mark.parametrize("policy", [fifo_faults, lru_faults, opt_faults])
+def test_policies_agree_where_the_answer_is_forced(policy):
+    # one frame: a fault whenever the page changes: 2 m, 2 hit, 3 m, 2 m → 3
+    assert policy([2, 2, 3, 2], 1) == 3
+    # frames for every distinct page: only the cold misses, one per distinct page (5, 6, 7)
+    assert policy([5, 6, 5, 7, 6, 5], 3) == 3
+    assert policy([], 2) == 0
+
+
+@pytest.mark.parametrize("policy", [fifo_faults, lru_faults, opt_faults])
+def test_policies_check_their_inputs(policy):
+    with pytest.raises(TypeError):
+        policy("1 2 3", 3)
+    with pytest.raises(TypeError):
+        policy([1, True, 2], 3)  # a bool is not a page number
+    with pytest.raises(TypeError):
+        policy([1, 2.5], 3)
+    with pytest.raises(ValueError):
+        policy([1, 2], 0)
+    with pytest.raises(ValueError):
+        policy([0] * (MAX_ITEMS + 1), 3)
+
+
+def test_huffman_by_hand():
+    # merge 2+3=5, 5+5=10, 7+10=17, 11+17=28; inner nodes 5+10+17+28 = 60. By depths: 11·1 + 7·2 + 5·3
+    # + 2·4 + 3·4 = 11+14+15+8+12 = 60
+    assert huffman_wpl([2, 3, 5, 7, 11]) == 60
+    assert huffman_wpl([11, 2, 7, 3, 5]) == 60  # order does not matter
+    # four equal weights: a balanced tree, 4 leaves at depth 2 → 8 (ties broken any way give 8)
+    assert huffman_wpl([1, 1, 1, 1]) == 8
+    assert huffman_wpl([1, 9]) == 10
+    assert huffman_wpl([4]) == 0  # one leaf at the root
+    assert huffman_wpl([0.5, 0.25, 0.25]) == pytest.approx(1.5)  # 0.25+0.25=0.5, 0.5+0.5=1 → 1.5
+
+
+def test_huffman_checks_its_inputs():
+    for bad in ([], [1, 0], [1, -2], [1, True], "123"):
+        with pytest.raises((TypeError, ValueError)):
+            huffman_wpl(bad)
+
+
+def test_linear_probe_wraps_around():
+    # m = 7: every key is 3 mod 7 → slots 3, 4, 5, 6, then 0 (wrapped); probes 1+2+3+4+5 = 15, / 5 = 3
+    assert linear_probe([10, 24, 3, 17, 31], 7) == 3.0
+
+
+def test_linear_probe_with_a_smaller_modulus():
+    # m = 8, H = k % 7: 7→0 (1), 14→0 taken→1 (2), 6→6 (1), 13→6 taken→7 (2), 15→1 taken→2 (2): 8/5
+    assert linear_probe([7, 14, 6, 13, 15], 8, 7) == pytest.approx(1.6)
+    # the same keys with H = k % 8: 7→7 (1), 14→6 (1), 6→6,7 taken→0 (3), 13→5 (1), 15→7,0 taken→1 (3): 9/5
+    assert linear_probe([7, 14, 6, 13, 15], 8) == pytest.approx(1.8)
+
+
+def test_linear_probe_checks_its_inputs():
+    with pytest.raises(ValueError):
+        linear_probe([1, 1], 5)  # duplicate keys
+    with pytest.raises(ValueError):
+        linear_probe([1, 2, 3], 2)  # more keys than slots
+    with pytest.raises(ValueError):
+        linear_probe([1, 2], 5, 6)  # mod larger than the table
+    with pytest.raises(ValueError):
+        linear_probe([], 5)
+    with pytest.raises(TypeError):
+        linear_probe([1.5], 5)
