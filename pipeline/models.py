@@ -319,6 +319,19 @@ class RecordAnswer(BaseModel):
     strong: bool = True  # the question resolves to it: it answers alone; else it only leads the prompt
 
 
+class CitationTarget(BaseModel):
+    """What one citation an answer shows opens: the document and pages it names (a merged record's
+    solution citation names the answer booklet, not the paper the chunk's ``doc_id`` is), and the
+    passage's boxes there (empty when the index could not place it)."""
+
+    chunk_id: str
+    doc_id: str
+    source: str
+    pages: list[int] = Field(default_factory=list)
+    boxes: list[Box] = Field(default_factory=list)
+    role: Optional[Literal["stem", "solution"]] = None  # the record part it cites, for a merged record
+
+
 class Answer(BaseModel):
     question: str
     answer: Optional[str]
@@ -342,6 +355,7 @@ class Answer(BaseModel):
     extras: Optional["Extras"] = None  # --extras: 复习建议 and 延伸问题
     chapter: Optional[dict] = None  # how --chapter was resolved: a syllabus node, or headings (pipeline/syllabus/view.py)
     conflicts: list[str] = Field(default_factory=list)  # the passages' different numbers for the asked quantity, disclosed
+    citations: dict[str, CitationTarget] = Field(default_factory=dict)  # every citation shown → where it opens (ask/citations.py)
 
 
 ProgramValue = Union[bool, int, float, str, list[Union[bool, int, float, str]]]

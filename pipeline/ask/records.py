@@ -30,17 +30,40 @@ _HEAD = re.compile(r"^(?:\d{4}年\s*)?第\d+题(?:（[^）]*）)?\s*$")
 _OPTION = re.compile(r"^[A-D][.．、]\s")
 _ANSWER = re.compile(r"^答案[:：]\s*", re.M)
 _ANALYSIS = re.compile(r"^解析[:：]\s*", re.M)
+# A figure's caption ("题4 图", "题44-a 图 页表的部分内容", "题44图a") is read with the page's text and
+# lands in the answer or the analysis, where it is not answer text: a line of captions (each with a short
+# title of no sentence punctuation), a run of captions ending a line, and captions glued to each other
+# ("题4 图题5 图") are dropped. A reference to a figure in a sentence ("如题47 图所示", "题42 图中R1的
+# 路由表") is prose and stays.
+_LABEL = r"题[ \t]*\d{1,2}(?:[ \t]*[-–－][ \t]*[a-zA-Z\d])?[ \t]*图(?:[ \t]?[a-z](?![A-Za-z]))?"
+_CAPTION_LINE = re.compile(rf"^[ \t\u3000]*(?:{_LABEL}(?:[ \t\u3000]+[^，。；：？！,;:?!、\n题]{{1,20}}?)?[ \t\u3000]*)+$")
+_CAPTION_TAIL = re.compile(rf"(?:(?<=[。；！？.;!?\s])|^)(?:{_LABEL}[ \t\u3000]*)+$")
+_CAPTION_RUN = re.compile(rf"(?<!如)(?:{_LABEL}[ \t\u3000]*){{2,}}")
+
+
+def strip_captions(text: str) -> str:
+    """``text`` without the figure captions that leaked into it (see ``_LABEL``); a line that held only
+    captions goes, every other line stays as it was."""
+    lines = []
+    for line in text.splitlines():
+        cut = line
+        for pattern in (_CAPTION_LINE, _CAPTION_RUN, _CAPTION_TAIL):
+            cut = pattern.sub("", cut)
+        if cut == line or cut.strip():
+            lines.append(cut if cut == line else cut.rstrip())
+    return "\n".join(lines).strip()
 
 
 def parse_record(text: str) -> tuple[str, Optional[str], Optional[str]]:
-    """(stem, answer, analysis) of a record chunk made by ``chunking.question_text``."""
+    """(stem, answer, analysis) of a record chunk made by ``chunking.question_text``; figure captions
+    are cut from the answer and the analysis (the stem keeps them: it is matched, not shown)."""
     a = _ANSWER.search(text)
     b = _ANALYSIS.search(text)
     cut = min(m.start() for m in (a, b) if m) if (a or b) else len(text)
     stem_lines = [ln for ln in text[:cut].splitlines() if ln.strip() and not _HEAD.match(ln.strip())]
     stem = "\n".join(ln for ln in stem_lines if not _OPTION.match(ln.strip()))
-    answer = text[a.end(): b.start() if b and b.start() > a.end() else len(text)].strip() if a else None
-    analysis = text[b.end():].strip() if b else None
+    answer = strip_captions(text[a.end(): b.start() if b and b.start() > a.end() else len(text)]) if a else None
+    analysis = strip_captions(text[b.end():]) if b else None
     return stem.strip(), answer or None, analysis or None
 
 

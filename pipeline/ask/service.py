@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Optional
 from pipeline.ask import session as sessions
 from pipeline.ask.answer import AnswerConfig, render
 from pipeline.ask.answer import answer as compose_answer
+from pipeline.ask.citations import targets as citation_targets
 from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, run_answers, summarise
 from pipeline.ask.extras import study_extras
 from pipeline.ask.records import to_record
@@ -61,7 +62,8 @@ HIT_KEYS = ("rank", "chunk_id", "doc_id", "source", "chapter_path", "chunk_posit
 
 def answer_json(a: Answer) -> dict:
     """The ``ask --json`` object (the web API returns the same): the answer, what it rests on (the
-    record, the quoted key sentences, each generated sentence with its check), and the hits."""
+    record, the quoted key sentences, each generated sentence with its check), the hits, and where each
+    citation it shows opens (``citations``: text → document, pages, boxes)."""
     out = a.model_dump(include={"question", "answer", "refused", "source", "kind"})
     out["text"] = render(a)  # what the CLI prints: 原文要点 (when shown) and the answer
     if a.standalone_question:
@@ -74,6 +76,8 @@ def answer_json(a: Answer) -> dict:
     if a.extras is not None:
         out["extras"] = a.extras.model_dump()
     out["hits"] = [{k: d[k] for k in HIT_KEYS} for d in (h.model_dump() for h in a.hits)]
+    # every citation shown → the document, pages and boxes it opens (a record's booklet citation included)
+    out["citations"] = {c: t.model_dump() for c, t in (a.citations or citation_targets(a)).items()}
     if a.note:
         out["note"] = a.note
     out["timings"] = a.timings
@@ -293,6 +297,7 @@ class QueryService:
         result.generation_failed = note is not None
         if extras:
             result.extras = study_extras(result.hits, retriever.catalog)
+        result.citations = citation_targets(result, retriever.catalog.by_ids)
         if found.turns is not None:
             sessions.save_turn(self.settings.data_dir, found.turns,
                                sessions.Turn(question=question, standalone=standalone,

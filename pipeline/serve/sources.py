@@ -57,6 +57,14 @@ class Placement:
                           for p in self.pages for r in self.rects[p]]}
 
 
+def cited_pages(chunk: dict, doc_id: str) -> list[int]:
+    """The pages of ``doc_id`` the chunk cites: its own, or, in another document a merged record drew on
+    (the answer booklet), the pages of its part there."""
+    if chunk.get("doc_id") == doc_id:
+        return list(chunk.get("pages", []))
+    return [p for part in chunk.get("parts") or [] if part.get("doc_id") == doc_id for p in part.get("pages", [])]
+
+
 class Sources:
     """Finds documents and chunks for the server, places passages and renders pages (cached)."""
 
@@ -170,7 +178,7 @@ class Sources:
         doc, scale = self.open_pdf(path)
         try:
             placement = self.placement(doc_id, chunk, doc, scale) if chunk else Placement("none", reason="no chunk given")
-            cited = [p for p in (chunk or {}).get("pages", []) if 1 <= p <= doc.page_count] if chunk and chunk.get("doc_id") == doc_id else []
+            cited = [p for p in cited_pages(chunk, doc_id) if 1 <= p <= doc.page_count] if chunk else []
             open_page = (placement.pages or cited or [1])[0]
             return {"doc_id": doc_id, "source": self.document(doc_id).sources[0], "paged": True, "page_count": doc.page_count,
                     "open_page": open_page, "cited_pages": cited, "highlight": placement.to_json()}
@@ -180,6 +188,7 @@ class Sources:
     def _chunk_for(self, doc_id: str, chunk_id: str) -> dict:
         chunk = self.chunk(chunk_id)
         docs = {chunk.get("doc_id")} | {b.get("doc_id") for b in chunk.get("boxes") or [] if b.get("doc_id")}
+        docs |= {part.get("doc_id") for part in chunk.get("parts") or []}  # a booklet part that could not be placed
         if doc_id not in docs:
             raise SourceError(400, "chunk_not_in_document", f"chunk {chunk_id} is from document "
                                                             f"{chunk.get('doc_id')}, not {doc_id}")

@@ -60,3 +60,18 @@ def test_format_states_answer_and_analysis_verbatim_with_citation():
     assert text.splitlines()[0] == "【2009年第25题】"
     assert f"答案：C {rec.citation}" in text
     assert "解析：K=4时，每个进程分得2台后，8台分完，都在等第3台，发生死锁。" in text
+
+
+CAPTIONED = ("2013年 第43题（综合应用题）\n某网络拓扑如题43 图所示，请回答下列问题。\n答案：（1）R1的路由表如题43-a 图所示。\n"
+             "题43-a 图 R1的路由表\n（2）共需3跳。题4 图题5 图\n解析：如图所示，分组经R1、R2到达H2，"
+             "依次给出到达题43 图中子网的路由。\n题44-a 图  页表的部分内容    题44-b 图 Cache 的部分内容\n题38 图")
+
+
+def test_figure_captions_are_not_answer_text():
+    _, answer, analysis = parse_record(CAPTIONED)
+    # a caption line, a caption run ending a line, captions glued together: gone
+    assert answer == "（1）R1的路由表如题43-a 图所示。\n（2）共需3跳。"
+    assert analysis == "如图所示，分组经R1、R2到达H2，依次给出到达题43 图中子网的路由。"  # a figure named in prose stays
+    rec, _ = resolve("2013年第43题", [make_hit(1, CAPTIONED, path=("2013年真题", "第43题"), kind="question", year=2013,
+                                             number=43)], exact=True)
+    assert "题4 图" not in format_record(rec) and "页表的部分内容" not in format_record(rec)

@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { token: sessionStorage.getItem("examrag-token") || "", hits: [], source: null, abort: null, pageUrl: null };
+const state = { token: sessionStorage.getItem("examrag-token") || "", hits: [], citations: {}, source: null, abort: null, pageUrl: null };
 // one conversation per browser tab: follow-up questions are read in its context (ask --session)
 if (!sessionStorage.getItem("examrag-session")) {
   sessionStorage.setItem("examrag-session", "web-" + Math.random().toString(36).slice(2, 12));
@@ -105,26 +105,31 @@ function setStatus(text, kind) {
 
 const CITATION = /\[来源:\s*([^\]]+)\]/g;
 
-function renderAnswer(text, hits) {
+function renderAnswer(text, citations) {
   const box = $("answer");
   box.textContent = "";
-  let last = 0;
-  for (const m of text.matchAll(CITATION)) {
-    box.append(text.slice(last, m.index));
-    box.append(chip(m[0], hits));
-    last = m.index + m[0].length;
-  }
-  box.append(text.slice(last));
+  box.append(withChips(text, citations));
 }
 
 function norm(s) { return s.replace(/\s+/g, ""); }
 
-function chip(citation, hits) {
-  const i = hits.findIndex((h) => norm(h.citation) === norm(citation));
-  if (i < 0) return el("span", { class: "chip unmatched", title: "资料中没有这个来源", text: citation.slice(4, -1).trim() });
-  const hit = hits[i];
-  return el("button", { type: "button", class: "chip", title: `${hit.source} · 点击查看原文`, "data-rank": String(hit.rank),
-                        text: `${hit.rank}·${citation.slice(4, -1).trim()}`, onclick: () => openHit(hit) });
+// citation text (whitespace-free) → where it opens: the answer's `citations` (a record's booklet citation
+// included), else a hit with that citation
+function citationTargets(a) {
+  const map = {};
+  for (const h of a.hits || []) map[norm(h.citation)] = h;
+  for (const [text, t] of Object.entries(a.citations || {})) map[norm(text)] = t;
+  return map;
+}
+
+function chip(citation, citations) {
+  const label = citation.slice(4, -1).trim();
+  const t = citations[norm(citation)];
+  if (!t) return el("span", { class: "chip unmatched", title: "资料中没有这个来源", text: label, "data-citation": citation });
+  const hit = state.hits.find((h) => h.chunk_id === t.chunk_id);
+  return el("button", { type: "button", class: "chip", title: `${t.source} · 点击查看原文`, "data-rank": hit ? String(hit.rank) : "",
+                        "data-citation": citation, text: hit ? `${hit.rank}·${label}` : label,
+                        onclick: () => openHit(Object.assign({}, t, { citation })) });
 }
 
 async function ask(question, chapter) {
@@ -181,7 +186,7 @@ async function ask(question, chapter) {
           if (box.dataset.state !== "streaming") { box.dataset.state = "streaming"; setStatus("生成中…"); }
           box.dataset.tokens = String(Number(box.dataset.tokens) + 1);
           text += payload.text;
-          renderAnswer(text, []);
+          renderAnswer(text, {});
         } else if (event === "answer") {
           showAnswer(payload);
         } else if (event === "error") {
@@ -202,8 +207,9 @@ async function ask(question, chapter) {
 
 function showAnswer(a) {
   state.hits = a.hits || [];
+  state.citations = citationTargets(a);
   const box = $("answer");
-  if (a.text) renderAnswer(a.text, state.hits);
+  if (a.text) renderAnswer(a.text, state.citations);
   else box.textContent = a.note || "（没有生成回答，下面是检索到的片段）";
   box.classList.toggle("refused", !!a.refused);
   box.dataset.state = "done";
@@ -218,11 +224,11 @@ function showAnswer(a) {
   renderHits(state.hits);
 }
 
-function withChips(text) {
+function withChips(text, citations = state.citations) {
   const span = el("span");
   let last = 0;
   for (const m of text.matchAll(CITATION)) {
-    span.append(text.slice(last, m.index), chip(m[0], state.hits));
+    span.append(text.slice(last, m.index), chip(m[0], citations));
     last = m.index + m[0].length;
   }
   span.append(text.slice(last));
@@ -261,7 +267,8 @@ function renderHits(hits) {
   for (const h of hits) {
     const li = el("li", { "data-chunk": h.chunk_id },
       el("div", { class: "hit-head" },
-        el("button", { type: "button", class: "chip", text: h.citation.slice(4, -1).trim(), onclick: () => openHit(h) }),
+        el("button", { type: "button", class: "chip", text: h.citation.slice(4, -1).trim(), "data-citation": h.citation,
+                       onclick: () => openHit(h) }),
         el("span", { class: "hit-source", text: h.source })),
       el("div", { class: "hit-text", text: h.text.length > 240 ? h.text.slice(0, 240) + "…" : h.text }));
     if (h.chapter_paths && h.chapter_paths.length) li.append(sectionLinks(h.chapter_paths, "考查章节："));
@@ -277,6 +284,16 @@ $("ask-form").addEventListener("submit", (e) => {
 $("stop-button").addEventListener("click", () => state.abort && state.abort.abort());
 
 // ------------------------------------------------------------------ source panel
+// the page a passage opens on in its document: its first box there, else its first cited page (a citation's
+// target names its own: a record's solution, on the booklet's pages)
+function firstPage(hit, info) {
+  if (!hit.boxes) return info.open_page;  // no boxes sent (a section's first passage): as the server places it
+  const boxes = hit.boxes.filter((b) => b.doc_id === hit.doc_id);
+  const page = boxes.length ? boxes[0].page : (hit.pages || [])[0];
+  return page >= 1 && page <= info.page_count ? page : info.open_page;
+}
+
+// a hit, or a citation's target (a record's booklet part: its doc_id is the booklet's)
 async function openHit(hit) {
   document.querySelectorAll("#hits li").forEach((li) => li.classList.toggle("active", li.dataset.chunk === hit.chunk_id));
   const panel = $("source-panel");
@@ -289,9 +306,10 @@ async function openHit(hit) {
   $("section-box").hidden = true;
   try {
     const info = await apiJson(`/api/source/${encodeURIComponent(hit.doc_id)}?chunk=${encodeURIComponent(hit.chunk_id)}`);
-    state.source = { hit, info, page: info.open_page };
+    const page = info.paged ? firstPage(hit, info) : null;
+    state.source = { hit, info, page };
     if (info.paged) {
-      await showPage(info.open_page);
+      await showPage(page);
       loadSection(hit, false);
     } else {
       $("highlight-note").textContent = "";
@@ -314,10 +332,12 @@ async function showPage(n) {
   if (!resp.ok) throw new Error(describeError(resp, await resp.json().catch(() => ({}))));
   const img = $("page-image");
   const marked = resp.headers.get("X-Highlight") || "none";
-  img.dataset.highlight = marked;
-  img.dataset.boxes = resp.headers.get("X-Highlight-Boxes") || "0";
+  const blob = await resp.blob();
   if (state.pageUrl) URL.revokeObjectURL(state.pageUrl);
-  state.pageUrl = URL.createObjectURL(await resp.blob());
+  state.pageUrl = URL.createObjectURL(blob);
+  // what is shown, set with the image itself: which document and page, how many boxes drawn on it
+  Object.assign(img.dataset, { highlight: marked, boxes: resp.headers.get("X-Highlight-Boxes") || "0",
+                               doc: hit.doc_id, page: String(n) });
   img.src = state.pageUrl;
   img.hidden = false;
   const note = $("highlight-note");
