@@ -344,7 +344,7 @@ class Answer(BaseModel):
     core_shown: bool = False  # the key sentences are shown as 原文要点 (they are about the question)
     claims: list[Claim] = Field(default_factory=list)
     record: Optional[RecordAnswer] = None
-    source: Literal["record", "llm", "grounded", "refusal", "none"] = "none"  # what the answer text is
+    source: Literal["record", "llm", "program", "grounded", "refusal", "none"] = "none"  # what the answer text is
     prompt_version: Optional[str] = None
     generated: Optional[str] = None  # the model's own text, before the claim check (for eval and debugging)
     # seconds: "total", "first_token", "llm", "llm_first_token"; with a model call also its figures
@@ -356,6 +356,7 @@ class Answer(BaseModel):
     chapter: Optional[dict] = None  # how --chapter was resolved: a syllabus node, or headings (pipeline/syllabus/view.py)
     conflicts: list[str] = Field(default_factory=list)  # the passages' different numbers for the asked quantity, disclosed
     citations: dict[str, CitationTarget] = Field(default_factory=dict)  # every citation shown → where it opens (ask/citations.py)
+    program: Optional["ProgramResult"] = None  # source "program": the calculation's run (ask/calculate.py)
 
 
 ProgramValue = Union[bool, int, float, str, list[Union[bool, int, float, str]]]

@@ -10,7 +10,10 @@
 3. **grounded core**: the 1–3 passage sentences that best cover the question (``keysentences``),
    streamed first when they are about the question (``core_answers``), so something true is on
    screen at once;
-4. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
+4. **program**: a calculation question that gives its own numbers is answered by a program the
+   model writes and a sandbox runs, shown with its steps, when every number it uses is grounded
+   (``calculate``); otherwise on to 5;
+5. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
    generation stops and the answer is the grounded core, if the core is about the question
@@ -33,6 +36,7 @@ from typing import Callable, Literal, Optional
 
 from pydantic import BaseModel
 
+from pipeline.ask import calculate
 from pipeline.ask import claims as claimcheck
 from pipeline.ask import keysentences, records
 from pipeline.ask.conflicts import disclosure, find_conflicts
@@ -71,6 +75,7 @@ class AnswerConfig(BaseModel):
     max_context_chars: int = 450  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
     key_sentences: int = keysentences.MAX_SENTENCES
     record_answers: bool = True  # resolved past-paper questions are answered from the record alone
+    calc_programs: bool = True  # calculation questions with their own data: the model writes a program (calculate.py)
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says
     rules_file: Optional[Path] = None  # claim rules; None: pipeline/ask/claims.yaml
 
@@ -262,6 +267,23 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     shown_core = core_answers(keys, retrieval)  # an off-topic core is not shown before the model speaks
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
+    program_note = None
+    if cfg.calc_programs and calculate.applies(question, kind, record, strong):
+        t_program = time.perf_counter()
+        try:
+            text, program, program_note = calculate.solve(question, hits, keys, llm, max_chars=cfg.max_context_chars,
+                                                          cancel=cancel)
+        except Exception as exc:
+            exc.partial_answer = done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys,
+                                             record=record, source="none"))
+            raise
+        finally:
+            timings["program"] = round(time.perf_counter() - t_program, 3)
+            timings.update({f"program_{k}": v for k, v in llm_figures(llm).items()})
+        if text is not None:
+            emit(text)
+            return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
+                               core_shown=shown_core, source="program", program=program, conflicts=disclose()))
     rules = claimcheck.load_rules(cfg.rules_file)
     checker = claimcheck.Checker(hits, question, record=record, rules=rules, kind=kind)
     prompt = build_prompt(question, hits, keys, record, kind, cfg.max_context_chars)
@@ -304,6 +326,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         emit(REFUSAL)
         return done(Answer(**common, answer=REFUSAL, refused=True, source="refusal",
                            note="model refused" if stream.refused else "main claim not supported"))
+    if program_note:
+        common["note"] = program_note  # why the calculation is prose
     text = "".join(stream.shown).strip()
     extra = completion(question, text, keys, vocab) if shown_core else []
     if extra:

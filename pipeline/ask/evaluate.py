@@ -109,8 +109,10 @@ def answer_row(q: dict, a: Answer, seconds: float) -> dict:
     text as shown (the same check for any answer path, so before/after runs compare)."""
 
     verdict = judge(a.answer, q.get("answer", ""), refused=a.refused, question=q["question"])
-    # record and grounded answers quote the passages word for word: nothing in them to check
-    quoted = a.source in ("record", "grounded")
+    # record and grounded answers quote the passages word for word: nothing in them to check; a program
+    # answer's numbers are its inputs, each found in the question or the passages before it was shown
+    # (calculate.ungrounded), and what the sandbox computed from them: no prose to check
+    quoted = a.source in ("record", "grounded", "program")
     shown = check(a.answer or "", a.hits, q["question"], record=a.record) if a.answer and not (a.refused or quoted) else []
     bad = [c for c in shown if not c.supported]
     record_ok = None

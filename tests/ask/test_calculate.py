@@ -1,0 +1,90 @@
+"""Calculation questions by program (pipeline/ask/calculate.py): applies, code taken from a reply, grounded
+inputs, and the whole path through answer() with a scripted model (made-up study text)."""
+
+import pytest
+from answer_helpers import make_hit
+
+from pipeline.ask import calculate
+from pipeline.ask.answer import AnswerConfig, answer, render
+from pipeline.ask.retrieve import Retrieval
+from pipeline.ask.service import answer_json
+from pipeline.llm.fake import FakeLlm
+
+PAGING = ("分页存储管理中，逻辑地址分为页号和页内偏移两部分。页内偏移等于逻辑地址除以页面大小的余数，"
+          "物理地址等于块号乘以页面大小再加上页内偏移。")
+QUESTION = "页面大小为1KB，页号2对应块号8，逻辑地址2500对应的物理地址是多少？"
+GOOD = """```python
+page = 1024  # 页面大小
+block = 8  # 块号
+addr = 2500  # 逻辑地址
+offset = addr % page
+answer = block * page + offset  # 物理地址
+```"""
+
+
+def _retrieval(*texts):
+    return Retrieval(hits=[make_hit(i, t, path=("第三章 内存管理", "3.2 分页")) for i, t in enumerate(texts, 1)],
+                     best_bm25=14.0, coverage=0.9, passage_coverage=0.9)
+
+
+@pytest.mark.parametrize("question, kind, expected", [
+    (QUESTION, "calculation", True),
+    ("UDP首部有几个字节？", "calculation", False),  # a lookup: the question gives no data
+    ("4个页框、访问串1,2,3,4,1,2,5用FIFO缺页几次", "calculation", True),
+    ("页面大小1KB和4KB的区别是什么", "concept", False),
+])
+def test_applies_to_calculations_with_their_own_data(question, kind, expected):
+    assert calculate.applies(question, kind, None, False) is expected
+
+
+def test_the_code_is_taken_out_of_the_reply():
+    assert calculate.extract_code(GOOD).splitlines()[0] == "page = 1024  # 页面大小"
+    prose = "解：先求偏移。\noffset = 2500 % 1024\n所以物理地址为：\nphys = 8 * 1024 + offset"
+    assert calculate.extract_code(prose) == "offset = 2500 % 1024\nphys = 8 * 1024 + offset"
+    assert calculate.extract_code("在现有资料中没有找到相关内容") == ""
+
+
+def test_every_literal_must_be_in_the_question_or_the_passages():
+    hits = _retrieval(PAGING).hits
+    assert calculate.ungrounded(calculate.extract_code(GOOD), QUESTION, hits) == []
+    # 2048 is in neither (1024 and 8 are unit constants / stated)
+    assert calculate.ungrounded("base = 2048\nanswer = base + 2500 % 1024", QUESTION, hits) == [2048.0]
+    assert calculate.ungrounded("answer = 8 * 1024 + 452", QUESTION, hits) == [452.0]  # computed by hand, unchecked
+
+
+def test_comment_labels_are_short_names_without_numbers():
+    labels = calculate.comment_labels("page = 1024  # 页面大小\nx = 3  # 有3个页框，所以缺页为9次\ny = 1  #\n")
+    assert labels == {"page": "页面大小"}
+
+
+def test_a_grounded_program_answers_with_its_steps_and_the_method_citation():
+    llm = FakeLlm([GOOD])
+    streamed: list[str] = []
+    r = _retrieval(PAGING)
+    a = answer(QUESTION, r, llm, on_token=streamed.append)
+    assert a.source == "program" and len(llm.calls) == 1
+    assert "offset = addr % page = 452" in a.answer
+    assert "结果：answer（物理地址） = block * page + offset = 8644" in a.answer
+    assert "page（页面大小） = 1024" in a.answer and r.hits[0].citation in a.answer
+    assert "".join(streamed) == render(a) and a.program.result.value == 8644
+    assert answer_json(a)["program"]["result"]["value"] == 8644
+
+
+@pytest.mark.parametrize("reply, note", [
+    ("base = 2048\nanswer = base + 2500 % 1024", "numbers in neither"),  # an invented number
+    ("page = 1024\nimport os\nanswer = page % 7", "not allowed"),  # refused by the sandbox
+    ("answer = 8644", "nothing is computed"),  # a number stated, not computed
+    ("answer = 8 * 1024 + 2500 % 1024\nanswer = [answer]", "not a number"),
+])
+def test_a_program_that_fails_is_not_shown_and_the_answer_is_prose(reply, note):
+    prose = "物理地址等于块号乘以页面大小再加上页内偏移[1]。"
+    llm = FakeLlm([reply, prose])
+    a = answer(QUESTION, _retrieval(PAGING), llm)
+    assert a.source != "program" and len(llm.calls) == 2 and note in (a.note or "")
+    assert "2048" not in render(a) and "计算（" not in render(a)
+
+
+def test_off_by_setting_the_calculation_is_prose():
+    llm = FakeLlm(["物理地址等于块号乘以页面大小再加上页内偏移[1]。"])
+    a = answer(QUESTION, _retrieval(PAGING), llm, cfg=AnswerConfig(calc_programs=False))
+    assert a.source == "llm" and len(llm.calls) == 1 and "计算（" not in render(a)
