@@ -1,0 +1,91 @@
+"""Our answer set (bench/data/answers_set.jsonl): its schema always; its evidence passages against the eval
+corpus when that is there (../shared/eval/corpus from the repo root, or $BENCH_EVAL_DIR/corpus); and the
+runner (``python -m bench answer_set``) end to end on the shipped sample without the LLM."""
+
+from __future__ import annotations
+
+import json
+
+import pymupdf
+import pytest
+
+from bench.lib import answer_keys as keys
+
+pytestmark = pytest.mark.timeout(120)
+
+CORPUS = keys.EVAL_DIR / "corpus"
+DEV = keys.EVAL_DIR / "dev.jsonl"
+ROWS = keys.load_set()
+
+
+def test_the_set_has_its_shape():
+    dev = [q["question"] for q in keys.load_set(DEV)] if DEV.is_file() else []
+    assert keys.schema_problems(ROWS, dev) == []
+    assert len(ROWS) >= 40
+    assert {k: sum(r["kind"] == k for r in ROWS) for k in keys.KINDS} == {k: 16 for k in keys.KINDS}
+
+
+def _row(**over):
+    row = {"id": "x1", "kind": "concept", "subject": "OS", "question": "快表里存的是什么？",
+           "key": {"all": [["页表项"]], "wrong": ["快表存放整个页表"]}, "evidence": [{"file": "a.md", "contains": "页表项"}]}
+    return {**row, **over}
+
+
+def test_the_schema_check_sees_each_problem():
+    rows = [_row(id=f"c{i}", kind=k, working="1+1=2") for i, k in enumerate(keys.KINDS)]
+    assert keys.schema_problems(rows) == []
+    assert "duplicate id c0" in keys.schema_problems(rows + [_row(id="c0")])
+    assert any("not balanced" in p for p in keys.schema_problems(rows + [_row(id="c9")]))
+    bad = [_row(id="c0", kind="contrast", key={"all": [[]], "wrong": []}),
+           _row(id="c1", kind="calculation"),  # no working
+           _row(id="c2", kind="concept", evidence=[{"file": "a.md", "contains": "字" * 41}])]
+    problems = keys.schema_problems(bad)
+    assert any(p.startswith("c0: empty key group") for p in problems)
+    assert any(p.startswith("c1: calculation without working") for p in problems)
+    assert any(p.startswith("c2: evidence passage over") for p in problems)
+    own_wrong = _row(id="c0", kind="contrast", key={"all": [["页表项"]], "wrong": ["页表"]})
+    assert any("do not score right" in p for p in keys.schema_problems([own_wrong, *rows[1:]]))
+    close = keys.schema_problems(rows, ["快表里面存的是什么"])
+    assert any("too close to dev question" in p for p in close)
+
+
+def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tmp_path):
+    (tmp_path / "n.md").write_text("页号 = 逻辑地址 ÷ 页面大小\n\n页内偏移 = 余数", encoding="utf-8")
+    doc = pymupdf.open()
+    doc.new_page().insert_text((50, 72), "快表存放当前访问的\n若干页表项", fontname="china-s", fontsize=11)
+    doc.save(tmp_path / "p.pdf")
+    rows = [_row(evidence=[{"file": "n.md", "contains": "页号=逻辑地址÷页面大小"},
+                           {"file": "p.pdf", "contains": "快表存放当前访问的若干页表项"}])]
+    assert keys.evidence_problems(rows, tmp_path) == []
+    rows = [_row(evidence=[{"file": "n.md", "contains": "页号=物理地址"}, {"file": "gone.md", "contains": "x"}])]
+    assert keys.evidence_problems(rows, tmp_path) == ["x1: '页号=物理地址' not in n.md", "x1: no file gone.md"]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no eval corpus at {CORPUS}")
+def test_every_evidence_passage_is_in_the_corpus():
+    assert keys.evidence_problems(ROWS, CORPUS) == []
+
+
+def test_the_runner_scores_the_sample_without_the_llm(sample_data, tmp_path, capsys):
+    from bench.answer_set import main
+
+    set_file = tmp_path / "set.jsonl"
+    questions = [_row(id="t1", kind="contrast", question="TCP和UDP哪个是无连接的？",
+                      key={"all": [["无连接"]], "wrong": ["UDP是面向连接"]}),
+                 _row(id="t2", kind="concept", question="红烧肉怎么做才好吃？",
+                      key={"all": [["冰糖"]], "wrong": []})]
+    set_file.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions), encoding="utf-8")
+    out = tmp_path / "rows.jsonl"
+    assert main(["--data-dir", str(sample_data), "--set", str(set_file), "--no-llm", "--json", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    rows, summary = lines[:-1], lines[-1]["summary"]
+    assert [r["id"] for r in rows] == ["t1", "t2"]
+    assert rows[0]["verdict"] == "right" and rows[0]["core_shown"]
+    assert rows[1]["verdict"] == "refused" and rows[1]["gate_refused"]
+    assert summary["all"]["n"] == 2 and summary["all"]["right"] == 1 and summary["all"]["right_rate"] == 0.5
+    assert summary["all"]["reversed"] == 0 and summary["concept"]["refused"] == 1
+    assert "total" in summary["all"]["timings"]
+    table = capsys.readouterr().out
+    assert table.splitlines()[0].split()[:4] == ["kind", "n", "right", "rate"]
+    assert any(line.startswith("all") for line in table.splitlines())
