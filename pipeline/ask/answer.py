@@ -76,6 +76,7 @@ class AnswerConfig(BaseModel):
     key_sentences: int = keysentences.MAX_SENTENCES
     record_answers: bool = True  # resolved past-paper questions are answered from the record alone
     calc_programs: bool = True  # calculation questions with their own data: the model writes a program (calculate.py)
+    calc_formulas: bool = False  # and a program that is a formula, not a simulation's call, is shown too
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says
     rules_file: Optional[Path] = None  # claim rules; None: pipeline/ask/claims.yaml
 
@@ -271,7 +272,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if cfg.calc_programs and calculate.applies(question, kind, record, strong):
         t_program = time.perf_counter()
         try:
-            text, program, program_note = calculate.solve(question, hits, keys, llm, max_chars=cfg.max_context_chars,
+            text, program, program_note = calculate.solve(question, keys, hits, llm, formulas=cfg.calc_formulas,
                                                           cancel=cancel)
         except Exception as exc:
             exc.partial_answer = done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys,

@@ -6,14 +6,25 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
 
 1. **applies** only to a calculation question that gives at least ``MIN_GIVEN`` numbers and is not a
    past-paper record (a record is answered from its booklet);
-2. asks the model for the program (the material in the usual ``<资料>`` block, ``PROGRAM_TOKENS``
-   at most), takes the code out of its reply (:func:`extract_code`);
+2. asks the model for the program: the key sentences (the method) in the ``<资料>`` block, at most
+   ``PROGRAM_MATERIAL`` characters; the reply held by a JSON schema to a list of assignment lines
+   (``LINE``: ASCII code, an optional short comment), so the small model cannot drift into prose;
+   :func:`extract_code` also takes code out of a free reply (an endpoint that ignores the schema);
 3. runs it in the sandbox (:func:`pipeline.ask.program.run_program`: static whitelist, restricted
    evaluator, child process with CPU and memory limits); a program that does not run is no answer;
-4. **grounds every input**: each number literal of the program must occur in the question or in
-   the passages (``4`` of 4KB, ``2500``), or be a unit constant of ``UNIT_CONSTANTS`` (1024, 1000,
-   8…); one invented number and the program is no answer (:func:`ungrounded`);
-5. shows the steps with their values and the result, each input named by its comment, and the
+4. **grounds every input**: each number literal of the program must be one the question gives
+   (``2`` of 2KB, ``5000``) or a unit constant of ``UNIT_CONSTANTS`` (1024, 1000, 8…); one other
+   number (``2**32`` for a question that names no 32) and the program is no answer
+   (:func:`ungrounded`). A passage's numbers do not count: they belong to its own example. And every
+   number the question gives must be used (:func:`unused`): a program that ignores data solves
+   another problem;
+5. **shows only a simulation's result** by default (:func:`simulated`: the last statement calls
+   fifo_faults, lru_faults, opt_faults, huffman_wpl or linear_probe, maintained and tested code, so
+   the model only copies the data); a formula the model wrote is shown only with ``formulas``
+   (``EXAMRAG_ASK_CALC_FORMULAS``). Measured on our own calculation questions (bench/data/
+   answers_set.jsonl) the 1.5B model's formula programs that passed every check above were wrong
+   3 times of 3 (it copies another example's 2**32 and 2**12), its simulation calls right 2 of 2;
+6. shows the steps with their values and the result, each input named by its comment, and the
    passage the method comes from (the top key sentence's citation).
 
 When it gives no answer (None), the caller answers the usual way: nothing the program computed is
@@ -24,17 +35,25 @@ the sandbox, so the claim check's number rule (which checks prose) is not run on
 from __future__ import annotations
 
 import ast
+import json
 import re
 import threading
+from collections.abc import Iterable
 from typing import Optional
 
 from pipeline.ask.program import run_program
-from pipeline.ask.prompts import material
 from pipeline.ask.sentences import normalise, strip_citations
+from pipeline.ask.simulations import SIMULATIONS
 from pipeline.models import Hit, KeySentence, ProgramResult, RecordAnswer
 
 MIN_GIVEN = 2  # numbers the question must give: "UDP首部几个字节" is a lookup, not a calculation
 PROGRAM_TOKENS = 220  # ~10 lines of code; a longer reply is a runaway, cut
+PROGRAM_MATERIAL = 300  # chars of key sentences: ~200 prompt tokens beyond the cached system prompt
+# one line of the program: a name, "=", ASCII code, an optional comment of up to 16 characters
+LINE = r"^[a-z_][a-z0-9_]{0,24} = [-+*/%()., \[\]0-9a-z_]{1,100}( # [^\n\"\\]{1,16})?$"
+SCHEMA = {"type": "object", "additionalProperties": False, "required": ["lines"],
+          "properties": {"lines": {"type": "array", "minItems": 2, "maxItems": 12,
+                                   "items": {"type": "string", "pattern": LINE}}}}
 # numbers a program may use that no text states: unit sizes and powers (KB = 1024 B, 1 s = 1000 ms,
 # 1 B = 8 bit, 2 for binary logarithms and halving, 10 for decimal, 60 for minutes, 100 for percent)
 UNIT_CONSTANTS = {0.0, 1.0, 2.0, 8.0, 10.0, 60.0, 100.0, 1000.0, 1024.0, 1e6, 1e9, 1048576.0, 1073741824.0}
@@ -42,15 +61,17 @@ HEAD = "计算（模型写出算式，由程序算出；已知量都取自题目
 LABEL_CHARS = 16  # of a comment shown as an input's name; longer is prose, not a name
 
 PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算代码，不要解释，不要输出其他文字。
-规则：每行一个赋值；先用英文变量名写出题目和<资料>中给出的已知量，行尾用 # 写出它的中文名称；
-再一步步计算；最后一行写 answer = 结果。只能用 + - * / // % ** 和 min max abs round ceil floor log2 sqrt；
+规则：每行一个赋值；先用英文变量名写出题目给出的每个已知量，行尾用 # 写出它的中文名称；
+再按<资料>中的方法一步步计算；最后一行写 answer = 结果。只能用 + - * / // % ** 和 min max abs round ceil floor log2 sqrt；
 页面置换次数可用 fifo_faults(页面列表, 块数)、lru_faults(页面列表, 块数)、opt_faults(页面列表, 块数)，
-哈夫曼树带权路径长度可用 huffman_wpl(权值列表)。不要 import，不要定义函数，不要 print。"""
+哈夫曼树带权路径长度可用 huffman_wpl(权值列表)，线性探测查找成功的平均查找长度可用 linear_probe(关键字列表, 表长, 除数)。
+调用时直接写 answer = fifo_faults([7, 0, 1, 2, 0], 3)；不要给这些函数名赋值，不要写 lambda。不要 import，不要定义函数，不要 print。"""
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.S)
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/%]|//|\*\*)?=(?!=)")
 _COMMENT = re.compile(r"#\s*(.*)$")
+_SHADOWED = re.compile(r"^(\w+)\s*=\s*\1\s*\(", re.M)
 
 
 def given_numbers(question: str) -> list[str]:
@@ -62,14 +83,47 @@ def applies(question: str, kind: str, record: Optional[RecordAnswer], strong: bo
     return kind == "calculation" and not (record is not None and strong) and len(given_numbers(question)) >= MIN_GIVEN
 
 
-def program_prompt(question: str, hits: list[Hit], keys: list[KeySentence], max_chars: int) -> tuple[str, str]:
-    text, _ = material(hits, keys, None, max_chars)
-    return PROGRAM_SYSTEM, f"<资料>\n{text}\n</资料>\n\n问题：{question}\n代码："
+def program_prompt(question: str, keys: list[KeySentence], hits: list[Hit]) -> tuple[str, str]:
+    """The key sentences (else the top passage's start): the method, not a whole section."""
+    lines = [k.text for k in keys] or [strip_citations(hits[0].text)]
+    text = "\n".join(f"[{i}] {t}" for i, t in enumerate(lines, 1))[:PROGRAM_MATERIAL]
+    return PROGRAM_SYSTEM, f"<资料>\n{text}\n</资料>\n\n问题：{question}\n"
 
 
 def extract_code(reply: str) -> str:
-    """The code of the model's reply: a fenced block if there is one, else the lines from the first
-    assignment on; prose lines (no assignment, no code) are dropped."""
+    """The code of the model's reply: the schema's lines; else a fenced block if there is one, else
+    the lines from the first assignment on; prose lines (no assignment, no code) are dropped. A name
+    assigned the call of the function of the same name (``huffman_wpl = huffman_wpl(w)``) is the
+    result: it becomes ``answer``."""
+    try:
+        lines = json.loads(reply)["lines"]
+        if isinstance(lines, list) and all(isinstance(x, str) for x in lines):
+            reply = "\n".join(lines)
+    except (ValueError, TypeError, KeyError):
+        pass
+    code = _SHADOWED.sub(lambda m: f"answer = {m.group(1)}(", _free_code(reply))
+    return _tidy(code)
+
+
+def _tidy(code: str) -> str:
+    """The small model's noise cut: a line that is no statement on its own (cut at the token limit,
+    an unclosed bracket), a ``lambda`` (it redefines the simulations), and everything after the first
+    ``answer = `` line (the result is that line's)."""
+    kept = []
+    for ln in code.splitlines():
+        try:
+            ast.parse(ln)
+        except SyntaxError:
+            continue
+        if re.search(r"\blambda\b", ln.split("#", 1)[0]):
+            continue
+        kept.append(ln)
+        if re.match(r"\s*answer\s*=(?!=)", ln):
+            break
+    return "\n".join(kept)
+
+
+def _free_code(reply: str) -> str:
     m = _FENCE.search(reply)
     body = m.group(1) if m else reply
     lines = body.splitlines()
@@ -92,10 +146,27 @@ def literals(source: str) -> list[float]:
             if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
 
 
-def ungrounded(source: str, question: str, hits: list[Hit]) -> list[float]:
-    """The literals that are neither in the question or the passages nor a unit constant."""
-    stated = {float(x) for t in [question] + [strip_citations(h.text) for h in hits] for x in _NUMBER.findall(normalise(t))}
+# 2KB may be written 2048; not ×8 (bytes as bits): it let 2**32 pass for a question giving 4B, copied from
+# another example in the passages
+UNIT_FACTORS = (1.0, 1000.0, 1024.0, 1e6, 1048576.0, 1e9, 1073741824.0)
+
+
+def _forms(x: float) -> set[float]:
+    return {x * f for f in UNIT_FACTORS}
+
+
+def ungrounded(source: str, question: str) -> list[float]:
+    """The literals that are neither a number the question gives (or it times a unit: 2KB as 2048)
+    nor a unit constant."""
+    stated = set().union(*(_forms(float(x)) for x in given_numbers(question))) if given_numbers(question) else set()
     return [v for v in literals(source) if v not in stated and abs(v) not in UNIT_CONSTANTS]
+
+
+def unused(source: str, question: str, values: Iterable[float] = ()) -> list[str]:
+    """The numbers the question gives that the program neither uses (as written or times a unit) nor
+    computes (``values``: its steps' values; 页号2 is derived from the address, not needed as data)."""
+    used = set(literals(source)) | set(values)
+    return [x for x in dict.fromkeys(given_numbers(question)) if not _forms(float(x)) & used]
 
 
 def comment_labels(source: str) -> dict[str, str]:
@@ -133,11 +204,23 @@ def render(result: ProgramResult, labels: dict[str, str], citation: str) -> str:
     return "\n".join(lines)
 
 
-def solve(question: str, hits: list[Hit], keys: list[KeySentence], llm, *, max_chars: int,
+def simulated(source: str) -> bool:
+    """Whether the program's result is a maintained simulation's (its last statement calls one)."""
+    try:
+        last = ast.parse(source).body[-1]
+    except (SyntaxError, IndexError):
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in SIMULATIONS
+               for n in ast.walk(last))
+
+
+def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, formulas: bool = False,
           cancel: Optional[threading.Event] = None) -> tuple[Optional[str], Optional[ProgramResult], str]:
     """(the answer text or None, the run, why not / "ok"). See the module docstring."""
-    system, user = program_prompt(question, hits, keys, max_chars)
-    reply = llm.complete(system, user, max_tokens=PROGRAM_TOKENS, temperature=0.0, cancel=cancel)
+    if not (keys or hits):
+        return None, None, "no passage gives a method"
+    system, user = program_prompt(question, keys, hits)
+    reply = llm.complete(system, user, max_tokens=PROGRAM_TOKENS, temperature=0.0, cancel=cancel, json_schema=SCHEMA)
     code = extract_code(reply)
     if not code:
         return None, None, "no program in the reply"
@@ -148,8 +231,14 @@ def solve(question: str, hits: list[Hit], keys: list[KeySentence], llm, *, max_c
         return None, result, "program: the result is not a number"
     if result.result.name in {s.name for s in result.inputs}:
         return None, result, "program: the result is a given number, nothing is computed"
-    bad = ungrounded(code, question, hits)
+    bad = ungrounded(code, question)
     if bad:
-        return None, result, "program: numbers in neither the question nor the passages: " + ", ".join(f"{v:g}" for v in bad[:5])
-    citation = keys[0].citation if keys else (hits[0].citation if hits else "")
+        return None, result, "program: numbers the question does not give: " + ", ".join(f"{v:g}" for v in bad[:5])
+    missing = unused(code, question, [float(st.value) for st in result.steps
+                                      if isinstance(st.value, (int, float)) and not isinstance(st.value, bool)])
+    if missing:
+        return None, result, "program: given numbers it does not use: " + ", ".join(missing[:5])
+    if not formulas and not simulated(code):
+        return None, result, "program: a formula, not a maintained simulation, is not shown (EXAMRAG_ASK_CALC_FORMULAS)"
+    citation = keys[0].citation if keys else hits[0].citation
     return render(result, comment_labels(code), citation), result, "ok"

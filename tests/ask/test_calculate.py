@@ -17,6 +17,7 @@ GOOD = """```python
 page = 1024  # 页面大小
 block = 8  # 块号
 addr = 2500  # 逻辑地址
+page_no = addr // page  # 页号
 offset = addr % page
 answer = block * page + offset  # 物理地址
 ```"""
@@ -39,17 +40,31 @@ def test_applies_to_calculations_with_their_own_data(question, kind, expected):
 
 def test_the_code_is_taken_out_of_the_reply():
     assert calculate.extract_code(GOOD).splitlines()[0] == "page = 1024  # 页面大小"
+    schema_reply = '{"lines": ["w = [3, 5]  # 权值", "huffman_wpl = huffman_wpl(w)"]}'
+    assert calculate.extract_code(schema_reply) == "w = [3, 5]  # 权值\nanswer = huffman_wpl(w)"
+    # seen from the packaged model: a lambda redefining a simulation, a line cut at its end, noise after answer
+    noisy = ('{"lines": ["fifo_faults = lambda pages, blocks, faults", "x = f([1, 3,", '
+             '"answer = lru_faults([1, 3, 1], 3)", "page_list = [0] * 3"]}')
+    assert calculate.extract_code(noisy) == "answer = lru_faults([1, 3, 1], 3)"
     prose = "解：先求偏移。\noffset = 2500 % 1024\n所以物理地址为：\nphys = 8 * 1024 + offset"
     assert calculate.extract_code(prose) == "offset = 2500 % 1024\nphys = 8 * 1024 + offset"
     assert calculate.extract_code("在现有资料中没有找到相关内容") == ""
 
 
-def test_every_literal_must_be_in_the_question_or_the_passages():
-    hits = _retrieval(PAGING).hits
-    assert calculate.ungrounded(calculate.extract_code(GOOD), QUESTION, hits) == []
-    # 2048 is in neither (1024 and 8 are unit constants / stated)
-    assert calculate.ungrounded("base = 2048\nanswer = base + 2500 % 1024", QUESTION, hits) == [2048.0]
-    assert calculate.ungrounded("answer = 8 * 1024 + 452", QUESTION, hits) == [452.0]  # computed by hand, unchecked
+def test_every_literal_must_be_given_by_the_question_or_a_unit_constant():
+    assert calculate.ungrounded(calculate.extract_code(GOOD), QUESTION) == []
+    # 2048 is not given (1024 and 8 are unit constants / given)
+    assert calculate.ungrounded("base = 3000\nanswer = base + 2500 % 1024", QUESTION) == [3000.0]
+    assert calculate.ungrounded("page = 1 * 1024\nkb = 2048", QUESTION) == []  # 1KB and 2 (KB) written in bytes
+    assert calculate.ungrounded("answer = 8 * 1024 + 452", QUESTION) == [452.0]  # computed by hand, unchecked
+    # a passage's own numbers are its example's, not this question's: 2**20 for a question without 20
+    assert calculate.ungrounded("entries = 2 ** 20 // 4096\nanswer = entries * 4", "页面4KB、页表项4B，最大逻辑地址空间多大") == [20.0]
+
+
+def test_every_number_the_question_gives_must_be_used():
+    assert calculate.unused(calculate.extract_code(GOOD), QUESTION, [2.0]) == []
+    assert calculate.unused("page = 1024\naddr = 2500\nanswer = addr % page", QUESTION) == ["2", "8"]
+    assert calculate.unused("page = 1024\naddr = 2500\nanswer = addr % page", QUESTION, [2.0]) == ["8"]  # 页号 computed
 
 
 def test_comment_labels_are_short_names_without_numbers():
@@ -57,29 +72,51 @@ def test_comment_labels_are_short_names_without_numbers():
     assert labels == {"page": "页面大小"}
 
 
-def test_a_grounded_program_answers_with_its_steps_and_the_method_citation():
+FIFO = "先进先出置换算法每次淘汰最早调入内存的页面；缺页次数为访问时页面不在内存中的次数。"
+FIFO_Q = "分给进程3个物理块，开始都空，访问页面顺序是4,1,2,4,3,1,5,4，用FIFO一共缺页几次？"
+
+
+def test_a_simulation_call_is_shown_by_default():
+    """4 1 2 miss, 4 hit, 3 miss (out 4), 1 hit, 5 miss (out 1), 4 miss (out 2): 6 faults."""
+    llm = FakeLlm(['{"lines": ["pages = [4, 1, 2, 4, 3, 1, 5, 4]  # 访问串", "frames = 3  # 物理块数", '
+                   '"answer = fifo_faults(pages, frames)  # 缺页次数"]}'])
+    a = answer(FIFO_Q, _retrieval(FIFO), llm)
+    assert a.source == "program" and a.program.result.value == 6
+    assert "结果：answer（缺页次数） = fifo_faults(pages, frames) = 6" in a.answer
+    assert llm.call_kwargs[0]["json_schema"] == calculate.SCHEMA
+
+
+def test_a_formula_is_not_shown_by_default():
+    prose = "物理地址等于块号乘以页面大小再加上页内偏移[1]。"
+    a = answer(QUESTION, _retrieval(PAGING), FakeLlm([GOOD, prose]))
+    assert a.source == "llm" and "formula" in a.note and "8644" not in render(a)
+
+
+def test_a_grounded_formula_answers_with_its_steps_and_the_method_citation():
     llm = FakeLlm([GOOD])
     streamed: list[str] = []
     r = _retrieval(PAGING)
-    a = answer(QUESTION, r, llm, on_token=streamed.append)
+    a = answer(QUESTION, r, llm, on_token=streamed.append, cfg=AnswerConfig(calc_formulas=True))
     assert a.source == "program" and len(llm.calls) == 1
     assert "offset = addr % page = 452" in a.answer
     assert "结果：answer（物理地址） = block * page + offset = 8644" in a.answer
     assert "page（页面大小） = 1024" in a.answer and r.hits[0].citation in a.answer
+    assert "page_no = addr // page = 2" in a.answer
     assert "".join(streamed) == render(a) and a.program.result.value == 8644
     assert answer_json(a)["program"]["result"]["value"] == 8644
 
 
 @pytest.mark.parametrize("reply, note", [
-    ("base = 2048\nanswer = base + 2500 % 1024", "numbers in neither"),  # an invented number
+    ("base = 3000\nblock = 8\nanswer = base + 2500 % 1024", "does not give"),  # an invented number
+    ("page = 1024\naddr = 2500\nanswer = addr % page", "does not use"),  # the block number ignored
     ("page = 1024\nimport os\nanswer = page % 7", "not allowed"),  # refused by the sandbox
     ("answer = 8644", "nothing is computed"),  # a number stated, not computed
-    ("answer = 8 * 1024 + 2500 % 1024\nanswer = [answer]", "not a number"),
+    ("block = 8\nanswer = [block * 1024 + 2500 % 1024, 2]", "not a number"),
 ])
 def test_a_program_that_fails_is_not_shown_and_the_answer_is_prose(reply, note):
     prose = "物理地址等于块号乘以页面大小再加上页内偏移[1]。"
     llm = FakeLlm([reply, prose])
-    a = answer(QUESTION, _retrieval(PAGING), llm)
+    a = answer(QUESTION, _retrieval(PAGING), llm, cfg=AnswerConfig(calc_formulas=True))
     assert a.source != "program" and len(llm.calls) == 2 and note in (a.note or "")
     assert "2048" not in render(a) and "计算（" not in render(a)
 
