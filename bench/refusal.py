@@ -1,6 +1,7 @@
 """Off-topic refusal against on-topic recall: how many questions the retrieval gate refuses before any
 LLM call (``pipeline.ask.answer.should_refuse``, thresholds in AskSettings), on the dev questions (all
-answerable from the corpus: every refusal there is a loss) and on off-topic questions written for this
+answerable from the corpus: every refusal there is a loss), on our own contrast/calculation/concept
+questions (``bench/data/answers_set.jsonl``, likewise answerable) and on off-topic questions written for this
 (``bench/data/out_of_scope.jsonl``: 20 used to set the first gate; ``out_of_scope_2.jsonl``: 30
 calibration + 20 held out, never looked at while the passage-coverage gate was set).
 
@@ -27,6 +28,7 @@ DATA = c.ROOT / "bench" / "data"
 
 def question_sets(dev: Path) -> dict[str, list[str]]:
     sets = {"dev (answerable)": [q["question"] for q in read_questions(dev)],
+            "own set (answerable)": [q["question"] for q in read_questions(DATA / "answers_set.jsonl")],
             "off-topic, out_of_scope.jsonl": [q["question"] for q in read_questions(DATA / "out_of_scope.jsonl")]}
     second = list(read_questions(DATA / "out_of_scope_2.jsonl"))
     for split in ("calibration", "heldout"):
@@ -66,7 +68,7 @@ def main() -> None:
     print(f"{'set':<40}{'n':>4}{'refused':>9}")
     for r in rows:
         print(f"{r['set']:<40}{r['n']:>4}{r['refused']:>9}")
-        wrong, what = ((r["refused_questions"], "refused") if r["set"].startswith("dev")
+        wrong, what = ((r["refused_questions"], "refused") if "answerable" in r["set"]
                        else (r["passed_questions"], "not refused"))
         for q in wrong:
             print(f"    {what}: {q}")
