@@ -317,6 +317,7 @@ class RecordAnswer(BaseModel):
     match: Literal["reference", "stem"] = "reference"  # how it was found
     similarity: float = 1.0  # stem match strength (1.0 for a reference)
     strong: bool = True  # the question resolves to it: it answers alone; else it only leads the prompt
+    figure_pages: list[int] = Field(default_factory=list)  # the solution refers to a figure: the pages it is on
 
 
 class CitationTarget(BaseModel):

@@ -74,15 +74,20 @@ def stem_match(question: str, stem: str) -> tuple[float, float]:
     return containment(q, s), containment(s, q | grams(question))
 
 
+# a solution that refers to a figure ("如图所示", "见题47图", "下图"): text alone cannot show it
+_FIGURE = re.compile(r"如(?:下|上)?图|见(?:下|上)?图|图\s*\d*\s*所示|下图|题\s*\d+\s*[-—]?\s*[a-z]?\s*图")
+
+
 def to_record(h: Hit, match: str, similarity: float, strong: bool = True) -> RecordAnswer:
     _, answer, analysis = parse_record(h.text)
     qtype = "choice" if answer and re.fullmatch(r"\s*[A-D][。.]?\s*", answer) else None
     # the answer and analysis are cited where they were read: the answer booklet, when the record was
     # merged from a paper and its booklet (Hit.citation cites the stem)
     solution = next((p for p in h.parts if p.role == "solution"), None)
+    pages = (solution.pages if solution else h.pages) if _FIGURE.search((answer or "") + (analysis or "")) else []
     return RecordAnswer(year=h.year, number=h.number, qtype=qtype, answer=answer, analysis=analysis,
                         chunk_id=h.chunk_id, citation=solution.citation if solution else h.citation, match=match,
-                        similarity=round(similarity, 3), strong=strong)
+                        similarity=round(similarity, 3), strong=strong, figure_pages=pages)
 
 
 def resolve(question: str, hits: list[Hit], exact: bool) -> tuple[Optional[RecordAnswer], bool]:
@@ -116,4 +121,14 @@ def format_record(record: RecordAnswer) -> str:
         lines.append(f"答案：{record.answer} {record.citation}")
     if record.analysis:
         lines.append(f"解析：{record.analysis}" + ("" if record.answer else f" {record.citation}"))
+    if record.figure_pages:  # the text cannot show the figure: say where it is printed (the web page opens it)
+        lines.append(f"（解析中的图见所引答案第{page_span(record.figure_pages)}页）")
     return f"【{head}】\n" + "\n".join(lines)
+
+
+def page_span(pages: list[int]) -> str:
+    """7 / 7-8 / 3、5: how a citation writes pages."""
+    pages = sorted(set(pages))
+    if len(pages) > 1 and pages == list(range(pages[0], pages[-1] + 1)):
+        return f"{pages[0]}-{pages[-1]}"
+    return "、".join(str(p) for p in pages)

@@ -69,7 +69,7 @@ def answer_json(a: Answer) -> dict:
     if a.standalone_question:
         out["standalone_question"] = a.standalone_question
     if a.record is not None:
-        out["record"] = a.record.model_dump(include={"year", "number", "answer", "analysis", "chunk_id", "citation",
+        out["record"] = a.record.model_dump(include={"year", "number", "answer", "analysis", "chunk_id", "citation", "figure_pages",
                                                      "match", "strong"})
     out["key_sentences"] = [k.model_dump(include={"text", "chunk_id", "citation"}) for k in a.key_sentences]
     out["claims"] = [c.model_dump(include={"text", "supported", "reason", "citation"}) for c in a.claims]

@@ -75,3 +75,18 @@ def test_figure_captions_are_not_answer_text():
     rec, _ = resolve("2013年第43题", [make_hit(1, CAPTIONED, path=("2013年真题", "第43题"), kind="question", year=2013,
                                              number=43)], exact=True)
     assert "题4 图" not in format_record(rec) and "页表的部分内容" not in format_record(rec)
+
+
+def test_a_solution_that_refers_to_a_figure_names_the_pages_it_is_on():
+    """The text cannot show "如图所示": the answer says on which pages of the cited booklet part the figure is."""
+    from pipeline.models import Part
+
+    hit = make_hit(1, CAPTIONED, path=("2013年真题", "第43题"), kind="question", year=2013, number=43)
+    hit.parts = [Part(role="stem", doc_id="p", source="2013真题.pdf", pages=[9], citation="[来源: 2013真题 › 第43题|第9页·题目]"),
+                 Part(role="solution", doc_id="b", source="2013答案.pdf", pages=[7, 8],
+                      citation="[来源: 2013答案 › 第43题|第7-8页·答案与解析]")]
+    rec, _ = resolve("2013年第43题", [hit], exact=True)
+    assert rec.figure_pages == [7, 8] and rec.citation.endswith("第7-8页·答案与解析]")
+    assert format_record(rec).endswith("（解析中的图见所引答案第7-8页）")
+    plain, _ = resolve("2009年第25题", [_record_hit()], exact=True)
+    assert plain.figure_pages == [] and "图见" not in format_record(plain)
