@@ -121,6 +121,7 @@ class AskSettings(Group):
     max_context_chars: int = Field(450, description="Passage characters the LLM reads per answer: ~2 s of prompt reading per 100 characters on 2 cores, and the 1.5B model keeps to short material better.")
     calc_programs: bool = Field(True, description="A calculation question that gives its own numbers is answered by a program the model writes and a sandbox runs (pipeline/ask/calculate.py), shown with its steps; only when every number it uses is in the question or the passages. false: prose, checked sentence by sentence.")
     calc_formulas: bool = Field(False, description="Also show a calculation program that is a formula the model wrote (not a call of a maintained simulation: page replacement, Huffman WPL, linear probing). Off: the packaged 1.5B model's formulas were wrong 3 of 3 times on our own questions (pipeline/ask/calculate.py).")
+    contrast_sides: bool = Field(True, description="A contrast question (A和B的区别) is answered, after the checked answer, with each side's sentence quoted from the passages (pipeline/ask/contrast.py), so one side is never left out.")
     unsupported: Optional[Literal["drop", "mark"]] = Field(None, description="A generated sentence the passages do not back is dropped, or kept and marked （资料中未找到依据）; unset: as claims_file says.")
     claims_file: Optional[str] = Field(None, description="Claim-check rules YAML replacing pipeline/ask/claims.yaml (polarity pairs, number units, thresholds).")
 

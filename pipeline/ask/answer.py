@@ -38,7 +38,7 @@ from pydantic import BaseModel
 
 from pipeline.ask import calculate
 from pipeline.ask import claims as claimcheck
-from pipeline.ask import keysentences, records
+from pipeline.ask import contrast, keysentences, records
 from pipeline.ask.conflicts import disclosure, find_conflicts
 from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt, question_kind
 from pipeline.ask.retrieve import Retrieval
@@ -77,6 +77,7 @@ class AnswerConfig(BaseModel):
     record_answers: bool = True  # resolved past-paper questions are answered from the record alone
     calc_programs: bool = True  # calculation questions with their own data: the model writes a program (calculate.py)
     calc_formulas: bool = False  # and a program that is a formula, not a simulation's call, is shown too
+    contrast_sides: bool = True  # a contrast question's answer is followed by each side's sentence (contrast.py)
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says
     rules_file: Optional[Path] = None  # claim rules; None: pipeline/ask/claims.yaml
 
@@ -335,6 +336,10 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         addition = f"\n{COMPLETION_HEAD}" + "".join(f"\n{k.text} {k.citation}" for k in extra)
         emit(addition)
         text += addition
+    sides = contrast.block(contrast.sides(question, hits, rules, vocab), text) if cfg.contrast_sides else ""
+    if sides:
+        emit(sides)
+        text += sides
     if "[来源:" not in text and hits:
         text += "\n参考来源：" + " ".join(h.citation for h in hits[:2])
     return done(Answer(**common, answer=text, refused=False, source="llm", conflicts=disclose()))
