@@ -6,7 +6,9 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
 
 1. **applies** only to a calculation question that gives at least ``MIN_GIVEN`` numbers and is not a
    past-paper record (a record is answered from its booklet);
-2. asks the model for the program: the key sentences (the method) in the ``<资料>`` block, at most
+2. writes the program by rule for a simulation question whose data the wording gives unambiguously
+   (:func:`ruled_program`: FIFO/LRU/OPT page faults, Huffman WPL, Hamming check bits), else asks the
+   model for it: the key sentences (the method) in the ``<资料>`` block, at most
    ``PROGRAM_MATERIAL`` characters; the reply held by a JSON schema to a list of assignment lines
    (``LINE``: ASCII code, an optional short comment), so the small model cannot drift into prose;
    :func:`extract_code` also takes code out of a free reply (an endpoint that ignores the schema);
@@ -57,7 +59,7 @@ SCHEMA = {"type": "object", "additionalProperties": False, "required": ["lines"]
 # numbers a program may use that no text states: unit sizes and powers (KB = 1024 B, 1 s = 1000 ms,
 # 1 B = 8 bit, 2 for binary logarithms and halving, 10 for decimal, 60 for minutes, 100 for percent)
 UNIT_CONSTANTS = {0.0, 1.0, 2.0, 8.0, 10.0, 60.0, 100.0, 1000.0, 1024.0, 1e6, 1e9, 1048576.0, 1073741824.0}
-HEAD = "计算（模型写出算式，由程序算出；已知量都取自题目或资料）："
+HEAD = "计算（由程序算出；已知量都取自题目）："
 LABEL_CHARS = 16  # of a comment shown as an input's name; longer is prose, not a name
 
 PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算代码，不要解释，不要输出其他文字。
@@ -79,8 +81,11 @@ def given_numbers(question: str) -> list[str]:
 
 
 def applies(question: str, kind: str, record: Optional[RecordAnswer], strong: bool) -> bool:
-    """A calculation question with its own data, not a past-paper record."""
-    return kind == "calculation" and not (record is not None and strong) and len(given_numbers(question)) >= MIN_GIVEN
+    """A calculation question with its own data (or a simulation question recognised by rule), not a
+    past-paper record."""
+    if kind != "calculation" or (record is not None and strong):
+        return False
+    return len(given_numbers(question)) >= MIN_GIVEN or ruled_program(question) is not None
 
 
 def program_prompt(question: str, keys: list[KeySentence], hits: list[Hit]) -> tuple[str, str]:
@@ -214,14 +219,48 @@ def simulated(source: str) -> bool:
                for n in ast.walk(last))
 
 
+# Simulation questions whose data the wording gives unambiguously: their program is written by rule, not by
+# the model (faster, and the model's copies of the data were wrong: a lambda, extra arguments). Each rule
+# needs every one of its parts to match exactly once; else the model writes the program.
+_SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}")  # a page reference string: 5 numbers or more
+_WEIGHTS = re.compile(r"\d+(?:\.\d+)?(?:\s*[,，、]\s*\d+(?:\.\d+)?)+")
+_FRAMES = re.compile(r"(\d+)\s*个?\s*(?:物理块|物理页框|页框|内存块|页帧|块)")
+_REPLACEMENT = [("fifo_faults", re.compile(r"FIFO|先进先出", re.I)),
+                ("lru_faults", re.compile(r"LRU|最近最久未使用|最近最少使用", re.I)),
+                ("opt_faults", re.compile(r"OPT|最佳置换|最优置换", re.I))]
+_DATA_BITS = re.compile(r"(\d+)\s*位(?:有效)?(?:的)?(?:数据|信息)")
+
+
+def ruled_program(question: str) -> Optional[str]:
+    """The program of a simulation question recognised by rule (page faults of FIFO/LRU/OPT, a Huffman
+    tree's WPL, Hamming check bits), from the question's own numbers; None otherwise."""
+    q = normalise(question)
+    algos = [name for name, p in _REPLACEMENT if p.search(q)]
+    refs, frames = _SEQUENCE.findall(q), _FRAMES.findall(q)
+    if "缺页" in q and len(algos) == 1 and len(refs) == 1 and len(set(frames)) == 1:
+        pages = ", ".join(re.findall(r"\d+", refs[0]))
+        return (f"pages = [{pages}]  # 页面访问串\nframes = {frames[0]}  # 物理块数\n"
+                f"answer = {algos[0]}(pages, frames)  # 缺页次数")
+    weights = _WEIGHTS.findall(q)
+    if re.search(r"哈夫曼|赫夫曼|huffman", q, re.I) and re.search(r"WPL|带权路径长度", q, re.I) and len(weights) == 1:
+        values = ", ".join(_NUMBER.findall(weights[0]))
+        return f"weights = [{values}]  # 权值\nanswer = huffman_wpl(weights)  # 带权路径长度"
+    bits = _DATA_BITS.findall(q)
+    if re.search(r"海明|汉明|hamming", q, re.I) and "校验位" in q and len(set(bits)) == 1:
+        return f"data_bits = {bits[0]}  # 数据位数\nanswer = hamming_bits(data_bits)  # 校验位数"
+    return None
+
+
 def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, formulas: bool = False,
           cancel: Optional[threading.Event] = None) -> tuple[Optional[str], Optional[ProgramResult], str]:
     """(the answer text or None, the run, why not / "ok"). See the module docstring."""
     if not (keys or hits):
         return None, None, "no passage gives a method"
-    system, user = program_prompt(question, keys, hits)
-    reply = llm.complete(system, user, max_tokens=PROGRAM_TOKENS, temperature=0.0, cancel=cancel, json_schema=SCHEMA)
-    code = extract_code(reply)
+    code = ruled_program(question)
+    if code is None:
+        system, user = program_prompt(question, keys, hits)
+        reply = llm.complete(system, user, max_tokens=PROGRAM_TOKENS, temperature=0.0, cancel=cancel, json_schema=SCHEMA)
+        code = extract_code(reply)
     if not code:
         return None, None, "no program in the reply"
     result = run_program(code)

@@ -27,7 +27,7 @@ from typing import Optional
 
 MATH_FUNCTIONS = ("ceil", "floor", "log2", "log", "sqrt")
 BUILTIN_FUNCTIONS = ("min", "max", "abs", "round", "int", "float", "len", "sum", "range", "sorted", "pow")
-SIMULATION_FUNCTIONS = ("fifo_faults", "lru_faults", "opt_faults", "huffman_wpl", "linear_probe")
+SIMULATION_FUNCTIONS = ("fifo_faults", "lru_faults", "opt_faults", "huffman_wpl", "linear_probe", "hamming_bits")
 FUNCTIONS = frozenset(MATH_FUNCTIONS + BUILTIN_FUNCTIONS + SIMULATION_FUNCTIONS)
 ARG_COUNTS = {"pow": (2, 2), "round": (1, 2), "range": (1, 3), "log": (1, 2), "linear_probe": (2, 3),
               "fifo_faults": (2, 2), "lru_faults": (2, 2), "opt_faults": (2, 2), "min": (1, 100),

@@ -255,7 +255,8 @@ class QueryService:
         return preview.source not in NO_GENERATION
 
     def _without_loading(self, found: Retrieved, on_token: Optional[Callable[[str], None]]) -> Optional[Answer]:
-        """The answer when it is decided before the model would speak (a past-paper record, a refusal), made
+        """The answer when it is decided before the model would speak (a past-paper record, a refusal, a
+        simulation question's program written by rule), made
         without loading the model: a 2 GB load took a record answer from 0.7 s to 2.2 s. None when the model
         is needed (or is already loaded, or cannot be: then :meth:`answer` goes the usual way). Tokens are
         held back until the answer is known, so a run that turns out to need the model shows nothing twice."""
@@ -268,7 +269,7 @@ class QueryService:
                                     vocab=found.retriever.bm25.vocab, on_token=held.append)
         except _ModelNeeded:
             return None
-        if result.source not in NO_GENERATION:
+        if result.source not in NO_GENERATION + ("program",):  # a program by rule: computed, no model call
             return None
         for piece in held:
             if on_token:

@@ -10,6 +10,7 @@ Conventions, chosen so that each answer is unambiguous:
   empty frames included (the count 408 answers use; subtract ``frames`` for "replacements");
 - ``huffman_wpl``: the weighted path length of an optimal (Huffman) tree, which every tie-breaking
   order gives alike; one weight alone is a tree of one leaf at depth 0, so 0;
+- ``hamming_bits``: check bits for single-error correction (not the SEC-DED extra parity bit);
 - ``linear_probe``: keys inserted in the given order into an empty table of ``m`` slots with
   ``H(k) = k % mod`` (``mod`` defaults to ``m``) and probes ``(H(k) + i) % m``; the result is the
   average number of key comparisons of a successful search. The unsuccessful one is left out: books
@@ -136,4 +137,14 @@ def linear_probe(keys: Sequence[int], m: int, mod: Optional[int] = None) -> floa
     return comparisons / len(keys)
 
 
-SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe)}
+def hamming_bits(data_bits: int) -> int:
+    """Check bits a Hamming code needs to correct one error in ``data_bits`` data bits: the least
+    ``r`` with ``2**r >= data_bits + r + 1`` (each of the n + r positions, and "no error", gets a syndrome)."""
+    n = _positive_int(data_bits, "data_bits", 1 << 20)
+    r = 1
+    while (1 << r) < n + r + 1:
+        r += 1
+    return r
+
+
+SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, hamming_bits)}

@@ -73,7 +73,7 @@ def test_comment_labels_are_short_names_without_numbers():
 
 
 FIFO = "先进先出置换算法每次淘汰最早调入内存的页面；缺页次数为访问时页面不在内存中的次数。"
-FIFO_Q = "分给进程3个物理块，开始都空，访问页面顺序是4,1,2,4,3,1,5,4，用FIFO一共缺页几次？"
+FIFO_Q = "分给进程的物理页有3个，开始都空，访问页面顺序是4,1,2,4,3,1,5,4，用FIFO一共缺页几次？"  # not ruled: the model writes it
 
 
 def test_a_simulation_call_is_shown_by_default():
@@ -125,3 +125,30 @@ def test_off_by_setting_the_calculation_is_prose():
     llm = FakeLlm(["物理地址等于块号乘以页面大小再加上页内偏移[1]。"])
     a = answer(QUESTION, _retrieval(PAGING), llm, cfg=AnswerConfig(calc_programs=False))
     assert a.source == "llm" and len(llm.calls) == 1 and "计算（" not in render(a)
+
+
+@pytest.mark.parametrize("question, call, value", [
+    # 4 1 2 miss, 4 hit, 3 miss (out 4), 1 hit, 5 miss (out 1), 4 miss (out 2): 6
+    ("分给进程3个物理块，开始都空，访问页面顺序是4,1,2,4,3,1,5,4，用FIFO一共缺页几次？", "fifo_faults", 6),
+    # LRU: 4 1 2 miss, 4 hit, 3 miss (out 1), 1 miss (out 2), 5 miss (out 4), 4 miss (out 3): 7
+    ("分给进程3个页框，访问页面顺序是4、1、2、4、3、1、5、4，采用LRU置换算法缺页多少次？", "lru_faults", 7),
+    # 2+3=5, 4+5=9, 5+9=14: WPL 28
+    ("用权值2,3,4,5构造哈夫曼树，带权路径长度WPL是多少？", "huffman_wpl", 28),
+    # 2**3 = 8 < 12+3+1, 2**4 = 16 < 12+4+1 = 17, 2**5 = 32 >= 12+5+1: 5
+    ("12位数据用海明码纠正一位错，要几位校验位？", "hamming_bits", 5),
+])
+def test_a_simulation_question_is_computed_by_rule_without_the_model(question, call, value):
+    assert call in calculate.ruled_program(question)
+    llm = FakeLlm([])  # any call fails the test
+    a = answer(question, _retrieval(FIFO), llm)
+    assert a.source == "program" and llm.calls == [] and a.program.result.value == value
+    assert f"= {call}(" in a.answer and f"= {value}" in a.answer.splitlines()[-2]
+
+
+@pytest.mark.parametrize("question", [
+    "FIFO和LRU有什么区别？",  # no data
+    "访问页面顺序是4,1,2,4,3,1,5,4，用FIFO和LRU各缺页几次？",  # two algorithms, no frame count
+    "分给进程3个物理块或4个物理块，访问页面顺序是4,1,2,4,3,1,5,4，用FIFO缺页几次？",  # two frame counts
+])
+def test_an_ambiguous_question_is_not_ruled(question):
+    assert calculate.ruled_program(question) is None

@@ -52,3 +52,13 @@ def test_a_question_for_the_model_builds_it_once_and_shows_nothing_twice(sample_
         assert text.count(head) <= 1, text
     svc.ask("线程是什么")
     assert len(builds) == 1
+
+
+def test_a_simulation_question_computed_by_rule_does_not_load_the_model(sample_data, builds):
+    """FIFO with 3 frames on 1,2,3,4,1,2,5,1,2,3,4,5: 9 faults (Belady's string: 10 with 4 frames)."""
+    svc = _service(sample_data)
+    shown: list[str] = []
+    a = svc.ask("给进程分3个物理块，开始都空，页面访问顺序是1,2,3,4,1,2,5,1,2,3,4,5，用FIFO置换一共缺页几次？",
+                on_token=shown.append)
+    assert builds == [] and a.source == "program" and a.program.result.value == 9
+    assert "".join(shown).endswith(a.answer.splitlines()[-1]) and "fifo_faults(pages, frames) = 9" in a.answer

@@ -100,3 +100,12 @@ def test_linear_probe_checks_its_inputs():
         linear_probe([], 5)
     with pytest.raises(TypeError):
         linear_probe([1.5], 5)
+
+
+def test_hamming_check_bits():
+    from pipeline.ask.simulations import hamming_bits
+
+    # r is the least with 2**r >= n + r + 1: n=4 → 3 (8 >= 8), n=11 → 4 (16 >= 16), n=12 → 5 (16 < 17), n=32 → 6 (64 >= 39)
+    assert [hamming_bits(n) for n in (1, 4, 11, 12, 32)] == [2, 3, 4, 5, 6]
+    with pytest.raises(ValueError):
+        hamming_bits(0)
