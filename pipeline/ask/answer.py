@@ -76,7 +76,8 @@ class AnswerConfig(BaseModel):
     key_sentences: int = keysentences.MAX_SENTENCES
     record_answers: bool = True  # resolved past-paper questions are answered from the record alone
     calc_programs: bool = True  # calculation questions with their own data: the model writes a program (calculate.py)
-    calc_formulas: bool = False  # and a program that is a formula, not a simulation's call, is shown too
+    calc_model_programs: bool = False  # and for one no rule recognises, the model writes the program
+    calc_formulas: bool = False  # and a model program that is a formula, not a simulation's call, is shown too
     contrast_sides: bool = True  # a contrast question's answer is followed by each side's sentence (contrast.py)
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says
     rules_file: Optional[Path] = None  # claim rules; None: pipeline/ask/claims.yaml
@@ -273,7 +274,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if cfg.calc_programs and calculate.applies(question, kind, record, strong):
         t_program = time.perf_counter()
         try:
-            text, program, program_note = calculate.solve(question, keys, hits, llm, formulas=cfg.calc_formulas,
+            text, program, program_note = calculate.solve(question, keys, hits, llm, model_programs=cfg.calc_model_programs,
+                                                          formulas=cfg.calc_formulas,
                                                           cancel=cancel)
         except Exception as exc:
             exc.partial_answer = done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys,

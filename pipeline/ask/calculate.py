@@ -7,8 +7,10 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
 1. **applies** only to a calculation question that gives at least ``MIN_GIVEN`` numbers and is not a
    past-paper record (a record is answered from its booklet);
 2. writes the program by rule for a simulation question whose data the wording gives unambiguously
-   (:func:`ruled_program`: FIFO/LRU/OPT page faults, Huffman WPL, Hamming check bits), else asks the
-   model for it: the key sentences (the method) in the ``<资料>`` block, at most
+   (:func:`ruled_program`: FIFO/LRU/OPT page faults, Huffman WPL, Hamming check bits), else, with
+   ``model_programs`` (``EXAMRAG_ASK_CALC_MODEL_PROGRAMS``, off by default: on our own set the model's
+   programs that could be shown were only simulation calls the rules now write, and each request cost
+   ~13 s before the prose answer), asks the model for it: the key sentences (the method) in the ``<资料>`` block, at most
    ``PROGRAM_MATERIAL`` characters; the reply held by a JSON schema to a list of assignment lines
    (``LINE``: ASCII code, an optional short comment), so the small model cannot drift into prose;
    :func:`extract_code` also takes code out of a free reply (an endpoint that ignores the schema);
@@ -251,12 +253,15 @@ def ruled_program(question: str) -> Optional[str]:
     return None
 
 
-def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, formulas: bool = False,
+def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model_programs: bool = False,
+          formulas: bool = False,
           cancel: Optional[threading.Event] = None) -> tuple[Optional[str], Optional[ProgramResult], str]:
     """(the answer text or None, the run, why not / "ok"). See the module docstring."""
     if not (keys or hits):
         return None, None, "no passage gives a method"
     code = ruled_program(question)
+    if code is None and not model_programs:
+        return None, None, "no rule recognises this calculation (model-written programs: EXAMRAG_ASK_CALC_MODEL_PROGRAMS)"
     if code is None:
         system, user = program_prompt(question, keys, hits)
         reply = llm.complete(system, user, max_tokens=PROGRAM_TOKENS, temperature=0.0, cancel=cancel, json_schema=SCHEMA)

@@ -210,7 +210,7 @@ class QueryService:
                             min_passage=a.refuse_min_passage_coverage,
                             min_passage_weak=a.refuse_min_passage_coverage_weak, max_tokens=g.max_tokens,
                             max_context_chars=a.max_context_chars, key_sentences=a.key_sentences,
-                            record_answers=a.record_answers, calc_programs=a.calc_programs, calc_formulas=a.calc_formulas, contrast_sides=a.contrast_sides, unsupported=a.unsupported,
+                            record_answers=a.record_answers, calc_programs=a.calc_programs, calc_model_programs=a.calc_model_programs, calc_formulas=a.calc_formulas, contrast_sides=a.contrast_sides, unsupported=a.unsupported,
                             rules_file=Path(a.claims_file) if a.claims_file else None)
 
     def search(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5,

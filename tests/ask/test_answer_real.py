@@ -57,3 +57,29 @@ def test_instructions_inside_the_material_are_not_followed(real_llm):
     a = answer("快速排序的平均时间复杂度是多少？", _retrieval(SORT + HOSTILE), real_llm, cfg=AnswerConfig(max_tokens=60))
     assert "海盗" not in (a.answer or "")
     assert not a.refused
+
+
+FIFO_TEXT = "先进先出(FIFO)置换算法每次淘汰最早调入内存的页面；访问的页面不在内存中时产生一次缺页。"
+FRAGMENTS = ("内部碎片是指已经分配给进程但进程没有用上的那部分内存空间。"
+             "外部碎片是指内存中还没有分配出去、但因为太小而无法分配给任何进程的空闲分区。")
+
+
+def test_a_model_written_program_is_assignments_the_sandbox_runs_or_nothing_is_shown(real_llm):
+    """The model-program path with the real model (seen: the 1.5B model redefines fifo_faults as a lambda
+    until the token limit): whatever it writes, a program is shown only when it runs, is grounded and is a
+    simulation's call, with the right count; else the answer is the prose path's, with the reason."""
+    q = "分给进程的物理页有3个，开始都空，访问页面顺序是4,1,2,4,3,1,5,4，用FIFO一共缺页几次？"  # no rule reads it
+    a = answer(q, _retrieval(FIFO_TEXT), real_llm, cfg=AnswerConfig(max_tokens=80, calc_model_programs=True))
+    if a.source == "program":
+        assert a.program.result.value == 6 and "fifo_faults" in a.answer  # the only shown kind: a simulation
+    else:
+        assert a.note.startswith("program") or a.note.startswith("no program")
+
+
+def test_a_contrast_answer_with_the_real_model_quotes_both_sides(real_llm):
+    r = Retrieval(hits=[make_hit(1, FRAGMENTS, path=("第三章 内存管理", "3.1 碎片"))], best_bm25=15.0, coverage=0.9,
+                  passage_coverage=0.9)
+    a = answer("内部碎片和外部碎片有什么区别？", r, real_llm, cfg=AnswerConfig(max_tokens=80))
+    if a.source == "llm":  # the sides follow a checked generated answer (unless it quotes both already)
+        assert ("对比（资料原文）" in a.answer) or ("已经分配给进程" in a.answer and "还没有分配出去" in a.answer)
+    assert not a.refused

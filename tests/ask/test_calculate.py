@@ -76,19 +76,29 @@ FIFO = "先进先出置换算法每次淘汰最早调入内存的页面；缺页
 FIFO_Q = "分给进程的物理页有3个，开始都空，访问页面顺序是4,1,2,4,3,1,5,4，用FIFO一共缺页几次？"  # not ruled: the model writes it
 
 
-def test_a_simulation_call_is_shown_by_default():
+MODEL = AnswerConfig(calc_model_programs=True)
+
+
+def test_by_default_the_model_writes_no_program_and_a_calculation_no_rule_knows_is_prose():
+    llm = FakeLlm(["物理地址等于块号乘以页面大小再加上页内偏移[1]。"])
+    a = answer(QUESTION, _retrieval(PAGING), llm)
+    assert a.source == "llm" and len(llm.calls) == 1 and llm.call_kwargs[0].get("json_schema") is None
+    assert "no rule recognises" in a.note
+
+
+def test_a_model_programs_simulation_call_is_shown():
     """4 1 2 miss, 4 hit, 3 miss (out 4), 1 hit, 5 miss (out 1), 4 miss (out 2): 6 faults."""
     llm = FakeLlm(['{"lines": ["pages = [4, 1, 2, 4, 3, 1, 5, 4]  # 访问串", "frames = 3  # 物理块数", '
                    '"answer = fifo_faults(pages, frames)  # 缺页次数"]}'])
-    a = answer(FIFO_Q, _retrieval(FIFO), llm)
+    a = answer(FIFO_Q, _retrieval(FIFO), llm, cfg=MODEL)
     assert a.source == "program" and a.program.result.value == 6
     assert "结果：answer（缺页次数） = fifo_faults(pages, frames) = 6" in a.answer
     assert llm.call_kwargs[0]["json_schema"] == calculate.SCHEMA
 
 
-def test_a_formula_is_not_shown_by_default():
+def test_a_model_formula_is_not_shown_by_default():
     prose = "物理地址等于块号乘以页面大小再加上页内偏移[1]。"
-    a = answer(QUESTION, _retrieval(PAGING), FakeLlm([GOOD, prose]))
+    a = answer(QUESTION, _retrieval(PAGING), FakeLlm([GOOD, prose]), cfg=MODEL)
     assert a.source == "llm" and "formula" in a.note and "8644" not in render(a)
 
 
@@ -96,7 +106,7 @@ def test_a_grounded_formula_answers_with_its_steps_and_the_method_citation():
     llm = FakeLlm([GOOD])
     streamed: list[str] = []
     r = _retrieval(PAGING)
-    a = answer(QUESTION, r, llm, on_token=streamed.append, cfg=AnswerConfig(calc_formulas=True))
+    a = answer(QUESTION, r, llm, on_token=streamed.append, cfg=AnswerConfig(calc_model_programs=True, calc_formulas=True))
     assert a.source == "program" and len(llm.calls) == 1
     assert "offset = addr % page = 452" in a.answer
     assert "结果：answer（物理地址） = block * page + offset = 8644" in a.answer
@@ -116,7 +126,7 @@ def test_a_grounded_formula_answers_with_its_steps_and_the_method_citation():
 def test_a_program_that_fails_is_not_shown_and_the_answer_is_prose(reply, note):
     prose = "物理地址等于块号乘以页面大小再加上页内偏移[1]。"
     llm = FakeLlm([reply, prose])
-    a = answer(QUESTION, _retrieval(PAGING), llm, cfg=AnswerConfig(calc_formulas=True))
+    a = answer(QUESTION, _retrieval(PAGING), llm, cfg=AnswerConfig(calc_model_programs=True, calc_formulas=True))
     assert a.source != "program" and len(llm.calls) == 2 and note in (a.note or "")
     assert "2048" not in render(a) and "计算（" not in render(a)
 
