@@ -10,9 +10,10 @@
 3. **grounded core**: the 1–3 passage sentences that best cover the question (``keysentences``),
    streamed first when they are about the question (``core_answers``), so something true is on
    screen at once;
-4. **program**: a calculation question that gives its own numbers is answered by a program the
-   model writes and a sandbox runs, shown with its steps, when every number it uses is grounded
-   (``calculate``); otherwise on to 5;
+4. **program**: a calculation question with its own data is answered by a program a sandbox runs,
+   shown with its steps (``calculate``): written by rule for a simulation question (page faults,
+   Huffman WPL, Hamming check bits), or by the model when ``calc_model_programs``; only when every
+   number it uses is one the question gives; otherwise on to 5;
 5. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
@@ -272,7 +273,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
     program_note = None
     if cfg.calc_programs and calculate.applies(question, kind, record, strong):
-        t_program = time.perf_counter()
+        t_program, stats_before = time.perf_counter(), getattr(llm, "last_stats", None)
         try:
             text, program, program_note = calculate.solve(question, keys, hits, llm, model_programs=cfg.calc_model_programs,
                                                           formulas=cfg.calc_formulas,
@@ -283,6 +284,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             raise
         finally:
             timings["program"] = round(time.perf_counter() - t_program, 3)
+        if getattr(llm, "last_stats", None) is not stats_before:  # the model wrote it (a new call): its figures
             timings.update({f"program_{k}": v for k, v in llm_figures(llm).items()})
         if text is not None:
             emit(text)

@@ -256,10 +256,12 @@ def ruled_program(question: str) -> Optional[str]:
 def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model_programs: bool = False,
           formulas: bool = False,
           cancel: Optional[threading.Event] = None) -> tuple[Optional[str], Optional[ProgramResult], str]:
-    """(the answer text or None, the run, why not / "ok"). See the module docstring."""
+    """(the answer text or None, the run, why not / "ok" / "ok: by rule").
+    See the module docstring."""
     if not (keys or hits):
         return None, None, "no passage gives a method"
     code = ruled_program(question)
+    ruled = code is not None
     if code is None and not model_programs:
         return None, None, "no rule recognises this calculation (model-written programs: EXAMRAG_ASK_CALC_MODEL_PROGRAMS)"
     if code is None:
@@ -285,4 +287,4 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
     if not formulas and not simulated(code):
         return None, result, "program: a formula, not a maintained simulation, is not shown (EXAMRAG_ASK_CALC_FORMULAS)"
     citation = keys[0].citation if keys else hits[0].citation
-    return render(result, comment_labels(code), citation), result, "ok"
+    return render(result, comment_labels(code), citation), result, "ok: by rule" if ruled else "ok"

@@ -155,6 +155,7 @@ class LocalGguf(Llm):
         if req.json_schema:
             request["json_schema"] = req.json_schema  # held to it by the engine's grammar sampler
         t0 = time.perf_counter()
+        self._stats.value = {}  # a call that fails or is stopped leaves no figures, never the last call's
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         if not self._free.acquire(timeout=_left(deadline)):
             raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
