@@ -125,7 +125,7 @@ def answer_row(q: dict, a: Answer, seconds: float) -> dict:
             "verdict": verdict.verdict, "reason": verdict.reason, "answer": a.answer, "refused": a.refused,
             "source": a.source,
             "answer_kind": a.kind, "seconds": round(seconds, 3), "first_token_s": a.timings.get("first_token"),
-            "llm_first_token_s": a.timings.get("llm_first_token"),
+            "llm_first_token_s": a.timings.get("llm_first_token"), "timings": a.timings,
             "unsupported": [{"text": c.text, "reason": c.reason} for c in bad],
             "unsupported_number": any(c.reason.startswith("number") for c in bad),
             "record": a.record.model_dump(include={"year", "number", "match", "answer"}) if a.record else None,
@@ -148,6 +148,10 @@ def run_answers(questions: list[dict], ask: Callable[[str], Answer],
     return rows, summarise_answers(rows)
 
 
+def _figure(rows: list[dict], key: str) -> list[float]:
+    return [r["timings"][key] for r in rows if key in (r.get("timings") or {})]
+
+
 def summarise_answers(rows: list[dict]) -> dict:
     def block(items: list[dict]) -> dict:
         n = len(items)
@@ -158,7 +162,13 @@ def summarise_answers(rows: list[dict]) -> dict:
                 "with_unsupported": sum(1 for r in items if r["unsupported"]),
                 "unsupported_number": sum(1 for r in items if r["unsupported_number"]),
                 "p50_s": _percentile(times, 50), "p95_s": _percentile(times, 95),
-                "first_token_p50_s": _percentile(first, 50)}
+                "first_token_p50_s": _percentile(first, 50),
+                # what the model read, so timings carry across machines (prefill ~30 tok/s on 2 AVX2 cores)
+                "llm_first_token_p50_s": _percentile([r["llm_first_token_s"] for r in items if r.get("llm_first_token_s")], 50),
+                "prompt_tokens_p50": _percentile(_figure(items, "prompt_tokens"), 50),
+                "prompt_evaluated_tokens_p50": _percentile(_figure(items, "prompt_evaluated_tokens"), 50),
+                "prefill_tok_s_p50": _percentile(_figure(items, "prefill_tok_s"), 50),
+                "gen_tok_s_p50": _percentile(_figure(items, "gen_tok_s"), 50)}
 
     summary = block(rows)
     summary["by_kind"] = {k: block([r for r in rows if r["kind"] == k]) for k in sorted({r["kind"] for r in rows})}

@@ -158,6 +158,11 @@ def eval_(qa_file: Annotated[Path, typer.Argument(help="QA jsonl: question, gold
         rec = summary["records"]
         typer.echo(f"right rate {summary['right_rate']:.3f}; record questions answered with the record "
                    f"{rec['answered_with_record']}/{rec['resolved']}; first shown text p50 {summary['first_token_p50_s']:.2f} s")
+        if summary["prompt_tokens_p50"]:  # model calls: what they read, so machines compare
+            typer.echo(f"model answers: first model token p50 {summary['llm_first_token_p50_s']:.1f} s; prompt p50 "
+                       f"{summary['prompt_tokens_p50']:.0f} tokens ({summary['prompt_evaluated_tokens_p50']:.0f} read, the "
+                       f"rest from the prompt cache); prefill p50 {summary['prefill_tok_s_p50']:.1f} tok/s, generation "
+                       f"p50 {summary['gen_tok_s_p50']:.1f} tok/s")
     else:
         typer.echo(f"{'kind':<14}{'n':>4}{'hit@1':>8}{'hit@3':>8}{'hit@5':>8}{'MRR':>8}")
         for name, b in [("all", summary)] + list(summary["by_kind"].items()):

@@ -64,3 +64,18 @@ def test_refusal_row():
 
 def test_percentile_nearest_rank():
     assert _percentile([1, 2, 3, 4], 50) == 2 and _percentile([1, 2, 3, 4], 95) == 4 and _percentile([], 50) == 0.0
+
+
+def test_the_summary_quotes_what_the_model_read_so_machines_compare():
+    from pipeline.ask.evaluate import summarise_answers
+
+    def row(first, prompt, read, prefill):
+        return {"kind": "concept", "verdict": "right", "seconds": first + 2, "first_token_s": 0.1, "unsupported": [],
+                "unsupported_number": False, "source": "llm", "record_ok": None, "llm_first_token_s": first,
+                "timings": {"prompt_tokens": prompt, "prompt_evaluated_tokens": read, "prefill_tok_s": prefill,
+                            "gen_tok_s": 12.0}}
+
+    s = summarise_answers([row(6.0, 400, 300, 40.0), row(8.0, 500, 400, 30.0), row(7.0, 450, 350, 35.0),
+                           {**row(0, 0, 0, 0), "llm_first_token_s": None, "timings": {}, "source": "record"}])
+    assert (s["llm_first_token_p50_s"], s["prompt_tokens_p50"], s["prompt_evaluated_tokens_p50"]) == (7.0, 450, 350)
+    assert s["prefill_tok_s_p50"] == 35.0 and s["gen_tok_s_p50"] == 12.0
