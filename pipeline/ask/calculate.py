@@ -8,7 +8,7 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
    past-paper record (a record is answered from its booklet);
 2. writes the program by rule for a simulation question whose data the wording gives unambiguously
    (:func:`ruled_program`: FIFO/LRU/OPT page faults, Huffman WPL, Hamming check bits), else, with
-   ``model_programs`` (``EXAMRAG_ASK_CALC_MODEL_PROGRAMS``, off by default: on our own set the model's
+   ``model_programs`` (``EXAMRAG_CALC_MODEL_PROGRAMS``, off by default: on our own set the model's
    programs that could be shown were only simulation calls the rules now write, and each request cost
    ~13 s before the prose answer), asks the model for it: the key sentences (the method) in the ``<资料>`` block, at most
    ``PROGRAM_MATERIAL`` characters; the reply held by a JSON schema to a list of assignment lines
@@ -25,7 +25,7 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
 5. **shows only a simulation's result** by default (:func:`simulated`: the last statement calls
    fifo_faults, lru_faults, opt_faults, huffman_wpl or linear_probe, maintained and tested code, so
    the model only copies the data); a formula the model wrote is shown only with ``formulas``
-   (``EXAMRAG_ASK_CALC_FORMULAS``). Measured on our own calculation questions (bench/data/
+   (``EXAMRAG_CALC_FORMULAS``). Measured on our own calculation questions (bench/data/
    answers_set.jsonl) the 1.5B model's formula programs that passed every check above were wrong
    3 times of 3 (it copies another example's 2**32 and 2**12), its simulation calls right 2 of 2;
 6. shows the steps with their values and the result, each input named by its comment, and the
@@ -263,7 +263,7 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
     code = ruled_program(question)
     ruled = code is not None
     if code is None and not model_programs:
-        return None, None, "no rule recognises this calculation (model-written programs: EXAMRAG_ASK_CALC_MODEL_PROGRAMS)"
+        return None, None, "no rule recognises this calculation (model-written programs: EXAMRAG_CALC_MODEL_PROGRAMS)"
     if code is None:
         system, user = program_prompt(question, keys, hits)
         reply = llm.complete(system, user, max_tokens=PROGRAM_TOKENS, temperature=0.0, cancel=cancel, json_schema=SCHEMA)
@@ -285,6 +285,6 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
     if missing:
         return None, result, "program: given numbers it does not use: " + ", ".join(missing[:5])
     if not formulas and not simulated(code):
-        return None, result, "program: a formula, not a maintained simulation, is not shown (EXAMRAG_ASK_CALC_FORMULAS)"
+        return None, result, "program: a formula, not a maintained simulation, is not shown (EXAMRAG_CALC_FORMULAS)"
     citation = keys[0].citation if keys else hits[0].citation
     return render(result, comment_labels(code), citation), result, "ok: by rule" if ruled else "ok"
