@@ -305,6 +305,30 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-dev-shm-usage", "--lang=zh-CN"]
 
 
+def require_chromium() -> None:
+    """At a browser test module's top: fail in CI when chromium is missing (.ci/run installs it), else skip."""
+    import pytest
+
+    if CHROMIUM and DRIVER:
+        return
+    if os.environ.get("CI"):
+        pytest.fail("chromium / chromedriver missing: .ci/run installs them (apt-get install chromium chromium-driver)",
+                    pytrace=False)
+    pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
+                allow_module_level=True)
+
+
+@contextmanager
+def serve_with_fake_endpoint(data_dir: Path, tmp_path: Path, *, delay: float, piece: int):
+    """`cli.py serve` on a free loopback port with the fake OpenAI-compatible endpoint as its LLM (the study
+    database apart); yields (server, endpoint)."""
+    with FakeEndpoint(delay=delay, piece=piece) as endpoint:
+        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408",
+               "EXAMRAG_STUDY_DB": str(tmp_path / "study.sqlite")}
+        with ServeProcess(data_dir, tmp_path / "serve.log", env=env) as served:
+            yield served, endpoint
+
+
 @contextmanager
 def chromium_driver(profile_dir: Path, window: str = "1400,1000"):
     """Debian's headless chromium through its own chromedriver (explicit paths: selenium-manager never

@@ -11,41 +11,25 @@ the test instead of skipping it.
 from __future__ import annotations
 
 import io
-import os
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 from PIL import Image
-from serve_helpers import (
-    CHROMIUM,
-    DRIVER,
-    FakeEndpoint,
-    ServeProcess,
-    chromium_driver,
-    wait_until,
-)
+from serve_helpers import chromium_driver, require_chromium, serve_with_fake_endpoint, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 
-if not (CHROMIUM and DRIVER):
-    if os.environ.get("CI"):
-        pytest.fail("chromium / chromedriver missing: .ci/run installs them (apt-get install chromium chromium-driver)",
-                    pytrace=False)
-    pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
 
 @pytest.fixture
 def server(sample_data, tmp_path):
     """`cli.py serve` on a free loopback port with the fake endpoint as its LLM (the study database apart)."""
-    with FakeEndpoint(delay=0.05, piece=3) as endpoint:
-        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408",
-               "EXAMRAG_STUDY_DB": str(tmp_path / "study.sqlite")}
-        with ServeProcess(sample_data, tmp_path / "serve.log", env=env) as served:
-            yield served.url, endpoint
+    with serve_with_fake_endpoint(sample_data, tmp_path, delay=0.05, piece=3) as (served, endpoint):
+        yield served.url, endpoint
 
 
 @pytest.fixture

@@ -11,12 +11,11 @@ record part whose citation it is, its document and pages, and whether the index 
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
 from PIL import Image
-from serve_helpers import CHROMIUM, DRIVER, FakeEndpoint, ServeProcess, chromium_driver
+from serve_helpers import chromium_driver, require_chromium, serve_with_fake_endpoint
 
 from pipeline.ask.service import QueryService
 from pipeline.settings import load_settings
@@ -25,21 +24,13 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 WAIT = 30  # seconds for any one thing the page does
 
-if not (CHROMIUM and DRIVER):
-    if os.environ.get("CI"):
-        pytest.fail("chromium / chromedriver missing: .ci/run installs them (apt-get install chromium chromium-driver)",
-                    pytrace=False)
-    pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
 
 @pytest.fixture
 def served(sample_data, tmp_path):
-    with FakeEndpoint(delay=0.0, piece=8) as endpoint:
-        env = {"EXAMRAG_LLM_BACKEND": "openai", "EXAMRAG_LLM_BASE_URL": endpoint.base_url, "EXAMRAG_LLM_MODEL": "fake-408",
-               "EXAMRAG_STUDY_DB": str(tmp_path / "study.sqlite")}
-        with ServeProcess(sample_data, tmp_path / "serve.log", env=env) as server:
-            yield server.url
+    with serve_with_fake_endpoint(sample_data, tmp_path, delay=0.0, piece=8) as (server, _):
+        yield server.url
 
 
 @pytest.fixture

@@ -10,24 +10,20 @@ database is the test's own and the clock is fixed (EXAMRAG_STUDY_NOW), so "due t
 from __future__ import annotations
 
 import io
-import os
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 from PIL import Image
-from serve_helpers import CHROMIUM, DRIVER, ServeProcess, chromium_driver
+from serve_helpers import ServeProcess, chromium_driver, require_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "bench" / "results" / "study_walkthrough"
 NOW = "2026-03-02T08:00:00+00:00"
 PICKS = {"2024-1": "A", "2024-2": "C", "2024-3": "A", "2024-4": "D", "2024-5": "B"}  # 2024-1 and 2024-4 wrong
 
-if not (CHROMIUM and DRIVER):
-    if os.environ.get("CI"):
-        pytest.fail("chromium / chromedriver missing: .ci/run installs them", pytrace=False)
-    pytest.skip("needs Debian's chromium and chromium-driver", allow_module_level=True)
+require_chromium()
 
 
 @pytest.fixture
