@@ -425,11 +425,19 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
                  citation=hit.citation if hit else None)
 
 
+# a sentence that only announces what follows ("设置缓冲区的原因有以下几点："): shown alone (the points
+# after it dropped by the check) it answered nothing, yet it counted as the main claim
+_LEAD_IN = re.compile(r"(?:(?:以下|如下|下面)的?(?:几点|几个方面|几种|几条|内容|原因|特点|步骤)?|几点|几个方面|几条)[：:]\s*$")
+
+
 def is_filler(sentence: str, rules: ClaimRules) -> bool:
-    """Headings and connectives (答案：, 综上：) that state nothing, name no option and take no side."""
+    """Headings and connectives (答案：, 综上：) and lead-ins ("原因有以下几点：") that state nothing, name no
+    option and take no side."""
     body = normalise(strip_citations(sentence))
     if names_option(body, rules):
         return False
+    if _LEAD_IN.search(body):
+        return True
     if any(polarity_terms(body, pair, rules) for pair in rules.polarity.pairs if not pair.only_alone):
         return False
     return len(grams(body)) < 2 and not re.search(r"\d", body)

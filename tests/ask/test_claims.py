@@ -155,3 +155,29 @@ def test_question_entities(question, entities):
     from pipeline.ask.claims import question_entities
 
     assert question_entities(question, load_rules()) == entities
+
+
+@pytest.mark.parametrize("sentence, filler", [
+    ("设置缓冲区的原因有以下几点：", True),
+    ("缓冲区的作用包括以下几个方面：", True),
+    ("原因如下：", True),
+    ("下列说法中正确的是C：", False),  # names an option
+    ("缓冲区用于缓和CPU与I/O设备之间速度不匹配的矛盾。", False),
+])
+def test_a_lead_in_states_nothing(sentence, filler):
+    from pipeline.ask.claims import is_filler
+
+    assert is_filler(sentence, load_rules()) is filler
+
+
+def test_an_answer_that_is_only_a_lead_in_is_no_answer():
+    """Seen with the packaged model: "…的原因有以下几点：" shown alone, every point after it dropped."""
+    from pipeline.ask.answer import answer
+    from pipeline.ask.retrieve import Retrieval
+    from pipeline.llm.fake import FakeLlm
+
+    passage = "设置缓冲区是为了缓和CPU与I/O设备之间速度不匹配的矛盾，并减少对CPU的中断频率。"
+    r = Retrieval(hits=[make_hit(1, passage, path=("第五章 设备管理", "5.3 缓冲区"))], best_bm25=15.0, coverage=0.9,
+                  passage_coverage=0.9)
+    a = answer("为什么要设置缓冲区？", r, FakeLlm(["设置缓冲区的原因有以下几点：[1]\n1. 因为月亮是方的。[1]"]))
+    assert a.source in ("grounded", "refusal") and "以下几点" not in (a.answer or "")
