@@ -84,7 +84,9 @@ def ask_one(service, q: dict, args: argparse.Namespace, out) -> dict:
     text = render(a)
     s = keys.score(text, q["key"])
     row = {"id": q["id"], "kind": q["kind"], "subject": q["subject"], "verdict": s.verdict,
-           "matched": s.matched, "wrong_found": s.wrong_found, "source": a.source, "gate_refused": a.refused,
+           "matched": s.matched, "wrong_found": s.wrong_found, "source": a.source,
+           # refused by the retrieval gate, before any model call (not: the model's answer failed the check)
+           "gate_refused": a.refused and not a.claims and (a.note or "").startswith("retrieval found nothing"),
            "core_shown": a.core_shown, "seconds": round(seconds, 3),
            "timings": {k: v for k, v in a.timings.items() if isinstance(v, (int, float))}, "note": a.note,
            "shown": shown_excerpt(text, a.source in ("record", "grounded", "none") or a.core_shown, args.full)}
