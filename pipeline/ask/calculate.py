@@ -207,6 +207,8 @@ def render(result: ProgramResult, labels: dict[str, str], citation: str) -> str:
     if r is not None:
         lines.append(f"结果：{named(r.name)} = {r.expression} = {r.shown}" if r.name not in inputs
                      else f"结果：{named(r.name)} = {r.shown}")
+        if r.name in labels:  # the conclusion as a sentence: 答：缺页次数为9。
+            lines.append(f"答：{labels[r.name]}为{r.shown}。")
     lines.append(f"方法依据：{citation}")
     return "\n".join(lines)
 

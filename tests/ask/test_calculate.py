@@ -152,7 +152,9 @@ def test_a_simulation_question_is_computed_by_rule_without_the_model(question, c
     llm = FakeLlm([])  # any call fails the test
     a = answer(question, _retrieval(FIFO), llm)
     assert a.source == "program" and llm.calls == [] and a.program.result.value == value
-    assert f"= {call}(" in a.answer and f"= {value}" in a.answer.splitlines()[-2]
+    assert f"= {call}(" in a.answer and f"= {value}" in a.answer.splitlines()[-3]
+    conclusion = a.answer.splitlines()[-2]  # the result as a sentence: 答：缺页次数为6。
+    assert conclusion.startswith("答：") and conclusion.endswith(f"为{value}。")
 
 
 @pytest.mark.parametrize("question", [
