@@ -73,7 +73,7 @@ class AnswerConfig(BaseModel):
     min_passage: float = 0.35
     min_passage_weak: float = 0.55
     max_tokens: int = 300  # ~12 s of generation at 25 tok/s on 2 cores
-    max_context_chars: int = 450  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
+    max_context_chars: int = 320  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
     key_sentences: int = keysentences.MAX_SENTENCES
     record_answers: bool = True  # resolved past-paper questions are answered from the record alone
     calc_programs: bool = True  # calculation questions with their own data: the model writes a program (calculate.py)

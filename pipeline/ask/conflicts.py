@@ -5,8 +5,9 @@ instruction fetch) and 2 (for the operand) in one breath. An answer that picks o
 a student needs both, with what makes them differ (issue 23). :func:`find_conflicts` finds them
 among the hits, for the answer path to disclose (:func:`disclosure`):
 
-1. the question asks a number: 几/多少 followed by a unit of ``numbers.units`` (几次, 多少字节), or
-   多少 alone (any unit);
+1. the question asks a number in a unit: 几/多少 followed by a unit of ``numbers.units`` (几次,
+   多少字节). 多少 alone is not enough: "逻辑地址2500对应的物理地址是多少" found 页内偏移量占10位 and
+   占14位 in two worked examples, a quantity it did not ask;
 2. a passage number with that unit is *about the question* when its sentence holds
    ``MIN_SUBJECT`` of the question's content words (a Latin name twice), its own clause shares one
    of them (not "每个字段2字节" for UDP's 首部), and the name it is said of (the sentence's subject
@@ -82,8 +83,8 @@ def find_conflicts(question: str, hits: list[Hit], rules: Optional[ClaimRules] =
     [] when it asks no number or the passages agree."""
     rules = rules or load_rules()
     asks, unit = asked_unit(question, rules)
-    if not asks:
-        return []
+    if not asks or unit is None:
+        return []  # 多少 with no unit: "物理地址是多少" drew 10位 vs 14位 of 页内偏移量, another quantity
     q_words = subject_grams(QUESTION_WORDS.sub(" ", normalise(question))) - UNIT_WORDS
     names = namer(rules.names)
     q_names = {names.key(n) for _, _, n in names.find(normalise(question))}

@@ -131,7 +131,7 @@ def window(text: str, anchor: Optional[str], size: int) -> str:
 
 
 def build_prompt(question: str, hits: list[Hit], keys: list[KeySentence], record: Optional[RecordAnswer],
-                 kind: str, max_chars: int = 450) -> Prompt:
+                 kind: str, max_chars: int = 320) -> Prompt:
     """The prompt for one answer, and the map from the labels it uses to citations."""
     text, labels = material(hits, keys, record, max_chars)
     user = (f"<资料>\n{text}\n</资料>\n\n"
