@@ -200,6 +200,30 @@ def check_comparisons(text: str, material: str, nr: NumberRules) -> tuple[set[st
     return verified, None
 
 
+# a formula with numbers and no result: "E = 8 * 1024 + 2500" (the offset is 452; the passage writes
+# 8 * 1024 + 452 = 8644). Each number is in the passages, so the per-number rule passed it; a formula
+# stated without its result must be written in the passages as it is. No "-": 41-47, 2009-2016 are ranges;
+# a lone power or fraction (2^32, 1/2) is a number.
+_BARE_FORMULA = re.compile(r"\d+(?:\.\d+)?(?:[+*/×÷^]\d+(?:\.\d+)?)+(?![\d.]|[+*/×÷^]|[=≈])")
+_SAME_OPERATOR = str.maketrans({"×": "*", "÷": "/", "＋": "+", "＊": "*", "／": "/"})
+
+
+def _formula_form(text: str) -> str:
+    return re.sub(r"\s+|\\(?=[*^])", "", text).translate(_SAME_OPERATOR)
+
+
+def unwritten_formula(text: str, hay: str) -> Optional[str]:
+    """The first formula of ``text`` that gives no result and that ``hay`` does not write, else None."""
+    flat, where = _formula_form(text), _formula_form(hay)
+    for m in _BARE_FORMULA.finditer(flat):
+        f = m.group(0)
+        if len(re.findall(r"[+*/×÷^]", f)) < 2 and not re.search(r"[+*]", f):
+            continue  # 2^32, 1/2: a power or a fraction is a number, not a formula
+        if f not in where:
+            return f
+    return None
+
+
 def check_numbers(sentence: str, hay: str, q_hay: str, nr: NumberRules, material: str = "") -> Optional[str]:
     """None when every number of ``sentence`` is backed by ``hay`` (passages + question, whitespace
     removed) or, failing that, the question alone (``q_hay``); else the reason. ``material`` is
@@ -210,6 +234,9 @@ def check_numbers(sentence: str, hay: str, q_hay: str, nr: NumberRules, material
     computed, failed = check_comparisons(text, material or hay, nr)
     if failed:
         return failed
+    formula = unwritten_formula(text, hay) if nr.arithmetic else None
+    if formula is not None:
+        return f"number: formula {formula} (no result) not in the passages"
     if nr.arithmetic:
         for expr, result in computations(text, nr.equals):
             value, operands = evaluate(expr), _OPERAND.findall(expr)

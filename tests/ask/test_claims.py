@@ -181,3 +181,17 @@ def test_an_answer_that_is_only_a_lead_in_is_no_answer():
                   passage_coverage=0.9)
     a = answer("为什么要设置缓冲区？", r, FakeLlm(["设置缓冲区的原因有以下几点：[1]\n1. 因为月亮是方的。[1]"]))
     assert a.source in ("grounded", "refusal") and "以下几点" not in (a.answer or "")
+
+
+def test_a_formula_without_its_result_must_be_written_in_the_passages():
+    """Seen: "E = 8 * 1024 + 2500" (the offset is 452), every number of it in the passage's worked example."""
+    passage = ("例：页面大小L为1KB，页号2对应块号b=8，逻辑地址A=2500。页内偏移量W=A%L=2500%1024=452，"
+               "物理地址E=b*L+W=8 * 1024 + 452=8644。")
+    hits = [make_hit(1, passage, path=("第三章 内存管理", "3.2 分页"))]
+    question = "逻辑地址2500对应的物理地址是多少？"
+    [bad] = check("物理地址E = 8 * 1024 + 2500。", hits, question)
+    assert not bad.supported and "formula" in bad.reason
+    [good] = check("物理地址E = 8×1024 + 452。", hits, question)
+    assert good.supported, good.reason
+    [power] = check("页内偏移量占10位，页面大小为2^10字节。", [make_hit(1, "页内偏移量占10位，页面大小为2^10字节。")], "页面多大")
+    assert power.supported, power.reason  # a power is a number, not a formula
