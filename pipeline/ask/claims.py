@@ -427,7 +427,7 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
 
 # a sentence that only announces what follows ("设置缓冲区的原因有以下几点："): shown alone (the points
 # after it dropped by the check) it answered nothing, yet it counted as the main claim
-_LEAD_IN = re.compile(r"(?:(?:以下|如下|下面)的?(?:几点|几个方面|几种|几条|内容|原因|特点|步骤)?|几点|几个方面|几条)[：:]\s*$")
+_LEAD_IN = re.compile(r"(?:(?:以下|如下|下面)的?(?:几点|几个方面|几种|几条|内容|原因|特点|步骤)?|几点|几个方面|几条|包括|分为|主要有)[：:]\s*$")
 
 
 def is_filler(sentence: str, rules: ClaimRules) -> bool:

@@ -161,6 +161,7 @@ def test_question_entities(question, entities):
     ("设置缓冲区的原因有以下几点：", True),
     ("缓冲区的作用包括以下几个方面：", True),
     ("原因如下：", True),
+    ("设置缓冲区的原因包括：", True),  # seen after the first pattern: the same lead-in, other words
     ("下列说法中正确的是C：", False),  # names an option
     ("缓冲区用于缓和CPU与I/O设备之间速度不匹配的矛盾。", False),
 ])
