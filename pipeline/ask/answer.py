@@ -70,7 +70,7 @@ class AnswerConfig(BaseModel):
 
     min_coverage: float = 0.5  # refusal: see should_refuse
     min_bm25: float = 9.0
-    min_passage: float = 0.30
+    min_passage: float = 0.35
     min_passage_weak: float = 0.55
     max_tokens: int = 300  # ~12 s of generation at 25 tok/s on 2 cores
     max_context_chars: int = 320  # material in the prompt; ~2 s of prompt reading per 100 chars (2 cores)
