@@ -4,8 +4,8 @@ The packaged 1.5B model is a coder model: asked to do arithmetic in sentences it
 repeats steps, asked for a program it writes named quantities (``page = 1024  # 页面大小``,
 ``offset = addr % page``). :func:`solve`:
 
-1. **applies** only to a calculation question that gives at least ``MIN_GIVEN`` numbers and is not a
-   past-paper record (a record is answered from its booklet);
+1. **applies** only to a calculation question that gives at least ``MIN_GIVEN`` numbers (or one a
+   rule recognises) and is not a past-paper record (a record is answered from its booklet);
 2. writes the program by rule for a simulation question whose data the wording gives unambiguously
    (:func:`ruled_program`: FIFO/LRU/OPT page faults, Huffman WPL, Hamming check bits), else, with
    ``model_programs`` (``EXAMRAG_CALC_MODEL_PROGRAMS``, off by default: on our own set the model's
@@ -23,16 +23,17 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
    number the question gives must be used (:func:`unused`): a program that ignores data solves
    another problem;
 5. **shows only a simulation's result** by default (:func:`simulated`: the last statement calls
-   fifo_faults, lru_faults, opt_faults, huffman_wpl or linear_probe, maintained and tested code, so
+   a maintained, tested simulation of ``simulations.SIMULATIONS``, so
    the model only copies the data); a formula the model wrote is shown only with ``formulas``
    (``EXAMRAG_CALC_FORMULAS``). Measured on our own calculation questions (bench/data/
    answers_set.jsonl) the 1.5B model's formula programs that passed every check above were wrong
    3 times of 3 (it copies another example's 2**32 and 2**12), its simulation calls right 2 of 2;
-6. shows the steps with their values and the result, each input named by its comment, and the
-   passage the method comes from (the top key sentence's citation).
+6. shows the steps with their values and the result (``答：缺页次数为9。`` when the result is named),
+   each input named by its comment, and the passage the method comes from (the top key sentence's
+   citation).
 
 When it gives no answer (None), the caller answers the usual way: nothing the program computed is
-shown. The numbers a shown program prints are all inputs from the material or computed from them by
+shown. The numbers a shown program prints are all inputs from the question or computed from them by
 the sandbox, so the claim check's number rule (which checks prose) is not run on them.
 """
 
