@@ -3,6 +3,7 @@
     python -m bench answer_set --data-dir /tmp/corpus --no-llm             # retrieval + grounded core only
     python -m bench answer_set --data-dir /tmp/corpus --json /tmp/set.jsonl  # with the LLM (slow: 48 answers)
     python -m bench answer_set --kinds contrast concept --limit 5
+    python -m bench answer_set --set bench/data/calc_heldout.jsonl --no-llm  # held-out set: never use it to tune rules
 
 The questions (bench/data/answers_set.jsonl) are beyond the record: no past-paper question answers them
 directly, and none repeats a dev question. Each is asked through ``QueryService.ask`` (what the CLI and

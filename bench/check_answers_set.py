@@ -2,6 +2,10 @@
 
     python -m bench check_answers_set [--corpus ../shared/eval/corpus] [--dev ../shared/eval/dev.jsonl]
     BENCH_EVAL_DIR=/work/shared/eval python -m bench check_answers_set     # from a worktree elsewhere
+    python -m bench check_answers_set --set bench/data/calc_heldout.jsonl  # the held-out set
+
+A set other than answers_set.jsonl need not balance its kinds, and its questions must not be close to
+answers_set.jsonl's either (nor to a dev question).
 
 Exits 1 with one line per problem. The evidence passages are short pointers (≤ 40 chars) into the eval
 corpus, matched whitespace-insensitively (a PDF's text through PyMuPDF); the questions and keys are ours.
@@ -24,7 +28,9 @@ def main() -> int:
     args = ap.parse_args()
     rows = keys.load_set(args.set)
     dev = [q["question"] for q in keys.load_set(args.dev)] if args.dev.is_file() else []
-    problems = keys.schema_problems(rows, dev)
+    other_set = args.set.resolve() != keys.SET_FILE.resolve()  # e.g. the held-out calc_heldout.jsonl
+    ours = [q["question"] for q in keys.load_set(keys.SET_FILE)] if other_set else []
+    problems = keys.schema_problems(rows, dev, balanced=not other_set, our_questions=ours)
     n_evidence = sum(len(r.get("evidence", [])) for r in rows)
     if args.corpus.is_dir():
         problems += keys.evidence_problems(rows, args.corpus)

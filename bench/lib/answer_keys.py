@@ -29,6 +29,7 @@ KINDS = ("contrast", "calculation", "concept")
 SUBJECTS = ("DS", "CO", "OS", "CN")
 EVIDENCE_MAX = 40  # chars of a corpus passage kept as a pointer in our data file
 SET_FILE = Path(__file__).resolve().parents[1] / "data" / "answers_set.jsonl"
+HELDOUT_FILE = SET_FILE.with_name("calc_heldout.jsonl")  # calculations and contrasts: never tune rules on it
 # the eval material: ../shared/eval from the repo root (a git worktree elsewhere sets BENCH_EVAL_DIR)
 EVAL_DIR = Path(os.environ.get("BENCH_EVAL_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "eval")
 
@@ -97,14 +98,17 @@ def similarity(a: str, b: str) -> float:
     return len(x & y) / len(x | y) if x | y else 0.0
 
 
-def schema_problems(rows: list[dict], dev_questions: Iterable[str] = (), max_similarity: float = 0.5) -> list[str]:
-    """Everything wrong with the set's shape: ids, kinds, subjects, keys, evidence pointers, working for
-    calculations, a key that marks its own right answer reversed, and questions too close to a dev one."""
+def schema_problems(rows: list[dict], dev_questions: Iterable[str] = (), max_similarity: float = 0.5,
+                    balanced: bool = True, our_questions: Iterable[str] = ()) -> list[str]:
+    """Everything wrong with the set's shape: ids, kinds (as many of each when ``balanced``: the held-out
+    set is calculations and contrasts only), subjects, keys, evidence pointers, working for calculations,
+    a key that marks its own right answer reversed, and questions too close to a dev one or to one of
+    ``our_questions`` (answers_set.jsonl, when another set is checked: held out means unlike it too)."""
     out: list[str] = []
     ids = [r.get("id") for r in rows]
     out += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     counts = {k: sum(r.get("kind") == k for r in rows) for k in KINDS}
-    if len(set(counts.values())) != 1:
+    if balanced and len(set(counts.values())) != 1:
         out.append(f"kinds not balanced: {counts}")
     for r in rows:
         rid = r.get("id")
@@ -134,10 +138,11 @@ def schema_problems(rows: list[dict], dev_questions: Iterable[str] = (), max_sim
                 out.append(f"{rid}: evidence passage over {EVIDENCE_MAX} chars")
         if r.get("kind") == "calculation" and not str(r.get("working", "")).strip():
             out.append(f"{rid}: calculation without working")
-    for dq in dev_questions:
-        for r in rows:
-            if similarity(r.get("question", ""), dq) >= max_similarity:
-                out.append(f"{r.get('id')}: too close to dev question {dq!r}")
+    for source, questions in (("dev", dev_questions), ("our set", our_questions)):
+        for q in questions:
+            for r in rows:
+                if similarity(r.get("question", ""), q) >= max_similarity:
+                    out.append(f"{r.get('id')}: too close to {source} question {q!r}")
     return out
 
 

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.timeout(120)
 CORPUS = keys.EVAL_DIR / "corpus"
 DEV = keys.EVAL_DIR / "dev.jsonl"
 ROWS = keys.load_set()
+HELDOUT = keys.load_set(keys.HELDOUT_FILE)
 
 
 def test_the_set_has_its_shape():
@@ -23,6 +24,15 @@ def test_the_set_has_its_shape():
     assert keys.schema_problems(ROWS, dev) == []
     assert len(ROWS) >= 40
     assert {k: sum(r["kind"] == k for r in ROWS) for k in keys.KINDS} == {k: 16 for k in keys.KINDS}
+
+
+def test_the_heldout_set_has_its_shape_and_is_unlike_our_set():
+    dev = [q["question"] for q in keys.load_set(DEV)] if DEV.is_file() else []
+    ours = [r["question"] for r in ROWS]
+    assert keys.schema_problems(HELDOUT, dev, balanced=False, our_questions=ours) == []
+    counts = {k: sum(r["kind"] == k for r in HELDOUT) for k in keys.KINDS}
+    assert counts == {"contrast": 12, "calculation": 24, "concept": 0}
+    assert all(r["id"].startswith("h") for r in HELDOUT)
 
 
 def _row(**over):
@@ -47,6 +57,9 @@ def test_the_schema_check_sees_each_problem():
     assert any("do not score right" in p for p in keys.schema_problems([own_wrong, *rows[1:]]))
     close = keys.schema_problems(rows, ["快表里面存的是什么"])
     assert any("too close to dev question" in p for p in close)
+    close = keys.schema_problems(rows, our_questions=["快表里面存的是什么"])
+    assert any("too close to our set question" in p for p in close)
+    assert keys.schema_problems(rows + [_row(id="c9")], balanced=False) == []
 
 
 def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tmp_path):
@@ -64,7 +77,7 @@ def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tm
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no eval corpus at {CORPUS}")
 def test_every_evidence_passage_is_in_the_corpus():
-    assert keys.evidence_problems(ROWS, CORPUS) == []
+    assert keys.evidence_problems(ROWS + HELDOUT, CORPUS) == []
 
 
 def test_the_runner_scores_the_sample_without_the_llm(sample_data, tmp_path, capsys):
