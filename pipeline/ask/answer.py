@@ -11,8 +11,9 @@
    streamed first when they are about the question (``core_answers``), so something true is on
    screen at once;
 4. **program**: a calculation question with its own data is answered by a program a sandbox runs,
-   shown with its steps (``calculate``): written by rule for a simulation question (page faults,
-   Huffman WPL, Hamming check bits), or by the model when ``calc_model_programs``; only when every
+   shown with its steps (``calculate``): written by rule for a standard 408 calculation type
+   (``calc_rules``: page faults, paging addresses, TLB, cache fields, delays…), or by the model when
+   ``calc_model_programs``; only when every
    number it uses is one the question gives; otherwise on to 5;
 5. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
    through the claim check (``claims``): a supported sentence is shown with the citation of the

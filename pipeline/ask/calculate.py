@@ -6,8 +6,11 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
 
 1. **applies** only to a calculation question that gives at least ``MIN_GIVEN`` numbers (or one a
    rule recognises) and is not a past-paper record (a record is answered from its booklet);
-2. writes the program by rule for a simulation question whose data the wording gives unambiguously
-   (:func:`ruled_program`: FIFO/LRU/OPT page faults, Huffman WPL, Hamming check bits), else, with
+2. writes the program by rule when one rule of :mod:`pipeline.ask.calc_rules` recognises the
+   question and every datum it needs is stated exactly once (:func:`ruled_program`: page faults,
+   Huffman WPL, Hamming check bits, binary-search ASL, CRC; paging address translation, the largest
+   logical address space, TLB access time, disk access time, cache address fields, pipeline time,
+   frame delay, send windows, Nyquist and Shannon limits, binary-tree node counts), else, with
    ``model_programs`` (``EXAMRAG_CALC_MODEL_PROGRAMS``, off by default: on our own set the model's
    programs that could be shown were only simulation calls the rules now write, and each request cost
    ~13 s before the prose answer), asks the model for it: the key sentences (the method) in the ``<资料>`` block, at most
@@ -16,21 +19,25 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
    :func:`extract_code` also takes code out of a free reply (an endpoint that ignores the schema);
 3. runs it in the sandbox (:func:`pipeline.ask.program.run_program`: static whitelist, restricted
    evaluator, child process with CPU and memory limits); a program that does not run is no answer;
-4. **grounds every input**: each number literal of the program must be one the question gives
-   (``2`` of 2KB, ``5000``) or a unit constant of ``UNIT_CONSTANTS`` (1024, 1000, 8…); one other
-   number (``2**32`` for a question that names no 32) and the program is no answer
-   (:func:`ungrounded`). A passage's numbers do not count: they belong to its own example. And every
-   number the question gives must be used (:func:`unused`): a program that ignores data solves
-   another problem;
-5. **shows only a simulation's result** by default (:func:`simulated`: the last statement calls
-   a maintained, tested simulation of ``simulations.SIMULATIONS``, so
-   the model only copies the data); a formula the model wrote is shown only with ``formulas``
-   (``EXAMRAG_CALC_FORMULAS``). Measured on our own calculation questions (bench/data/
-   answers_set.jsonl) the 1.5B model's formula programs that passed every check above were wrong
-   3 times of 3 (it copies another example's 2**32 and 2**12), its simulation calls right 2 of 2;
-6. shows the steps with their values and the result (``答：缺页次数为9。`` when the result is named),
-   each input named by its comment, and the passage the method comes from (the top key sentence's
-   citation).
+4. **grounds every input**, a ruled program's too: each number literal of the program must be one
+   the question gives (``2`` of 2KB, ``5000``; 0x1A3C or 1A3CH as its value; a bit string ``"101001"``
+   as its digits) or a unit constant of ``UNIT_CONSTANTS`` (1024, 1000, 8…); one other number
+   (``2**32`` for a question that names no 32) and the program is no answer (:func:`ungrounded`). A
+   passage's numbers do not count: they belong to its own example. And every number the question
+   gives must be used (:func:`unused`): a program that ignores data solves another problem;
+5. **shows a ruled program, or a simulation's result** by default; a ruled program is ours (each rule
+   tested on hand-worked questions); a model-written one only when it is a simulation's
+   (:func:`simulated`: the last statement calls a maintained, tested simulation of
+   ``simulations.SIMULATIONS``, so the model only copies the data); a formula the model wrote is
+   shown only with ``formulas`` (``EXAMRAG_CALC_FORMULAS``). Measured on our own calculation questions
+   (bench/data/answers_set.jsonl) the 1.5B model's formula programs that passed every check above were
+   wrong 3 times of 3 (it copies another example's 2**32 and 2**12), its simulation calls right 2 of 2;
+   the result is a number, or a string of digits (a CRC remainder keeps its leading zeros);
+6. shows the steps with their names and values and the result, each input named by its comment, a
+   unit after the value when the comment ends with one of ``calc_text.UNITS`` (``# 页面大小（KB）``:
+   ``page_kb（页面大小） = 2KB``), the conclusion as a sentence when the result is named (``答：物理地址为
+   15240。``; with every ``answer_…`` step: ``答：块内地址位数为6，行号位数为8，标记位数为18。``), and the
+   passage the method comes from (the top key sentence's citation).
 
 When it gives no answer (None), the caller answers the usual way: nothing the program computed is
 shown. The numbers a shown program prints are all inputs from the question or computed from them by
@@ -46,10 +53,12 @@ import threading
 from collections.abc import Iterable
 from typing import Optional
 
+from pipeline.ask.calc_rules import ruled
+from pipeline.ask.calc_text import UNITS
 from pipeline.ask.program import run_program
 from pipeline.ask.sentences import normalise, strip_citations
 from pipeline.ask.simulations import SIMULATIONS
-from pipeline.models import Hit, KeySentence, ProgramResult, RecordAnswer
+from pipeline.models import Hit, KeySentence, ProgramResult, ProgramStep, RecordAnswer
 
 MIN_GIVEN = 2  # numbers the question must give: "UDP首部几个字节" is a lookup, not a calculation
 PROGRAM_TOKENS = 220  # ~10 lines of code; a longer reply is a runaway, cut
@@ -73,6 +82,9 @@ PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算
 调用时直接写 answer = fifo_faults([7, 0, 1, 2, 0], 3)；不要给这些函数名赋值，不要写 lambda。不要 import，不要定义函数，不要 print。"""
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# a hex number: 0x1A3C, or upper-case digits with at least one decimal digit and H (1A3CH, 5000H)
+_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX]([0-9A-Fa-f]+)|([0-9A-F]*[0-9][0-9A-F]*)H)(?![0-9A-Za-z])")
+_BITS = re.compile(r"[0-9]+")  # a string literal that is a number as the question writes it: "101001"
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.S)
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/%]|//|\*\*)?=(?!=)")
 _COMMENT = re.compile(r"#\s*(.*)$")
@@ -80,7 +92,15 @@ _SHADOWED = re.compile(r"^(\w+)\s*=\s*\1\s*\(", re.M)
 
 
 def given_numbers(question: str) -> list[str]:
-    return _NUMBER.findall(normalise(question))
+    """The numbers the question gives, as written; a hex number (0x1A3C, 1A3CH) as its decimal value."""
+    text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", normalise(question))
+    return _NUMBER.findall(text)
+
+
+def ruled_program(question: str) -> Optional[str]:
+    """The program of a question a rule of :mod:`pipeline.ask.calc_rules` recognises; None otherwise."""
+    found = ruled(question)
+    return found[1] if found else None
 
 
 def applies(question: str, kind: str, record: Optional[RecordAnswer], strong: bool) -> bool:
@@ -145,13 +165,19 @@ def _free_code(reply: str) -> str:
 
 
 def literals(source: str) -> list[float]:
-    """Every number literal of the program (an invented one hides anywhere: ``8*1024 + 452``)."""
+    """Every number literal of the program (an invented one hides anywhere: ``8*1024 + 452``), a
+    string of digits as its number (the bit string ``"101001"`` is the question's 101001)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    return [float(n.value) for n in ast.walk(tree)
-            if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            out.append(float(n.value))
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and _BITS.fullmatch(n.value):
+            out.append(float(n.value))
+    return out
 
 
 # 2KB may be written 2048; not ×8 (bytes as bits): it let 2**32 pass for a question giving 4B, copied from
@@ -190,70 +216,53 @@ def comment_labels(source: str) -> dict[str, str]:
     return out
 
 
+def _unit(label: str) -> tuple[str, str]:
+    """A label's name and unit: 页面大小（KB） → (页面大小, KB); a label without one of ``UNITS`` → (label, "")."""
+    m = re.fullmatch(r"(.+)（([^（）]+)）", label)
+    return (m.group(1), m.group(2)) if m and m.group(2) in UNITS else (label, "")
+
+
 def render(result: ProgramResult, labels: dict[str, str], citation: str) -> str:
-    """The answer text: the inputs with their names, each computed step with its value, the result."""
+    """The answer text: the inputs with their names, each computed step with its name and value, the
+    result, and the conclusion: the result and every named step called ``answer_…`` (a rule's other
+    asked quantities: 块内地址位数 and 行号位数 besides 标记位数), each with its unit."""
     inputs = {s.name for s in result.inputs}
+    names = {name: _unit(label) for name, label in labels.items()}
 
     def named(name: str) -> str:
-        return f"{name}（{labels[name]}）" if name in labels else name
+        return f"{name}（{names[name][0]}）" if name in names else name
+
+    def valued(step: ProgramStep) -> str:
+        return step.shown + (names[step.name][1] if step.name in names else "")
 
     lines = [HEAD]
     if result.inputs:
-        lines.append("已知：" + "，".join(f"{named(s.name)} = {s.shown}" for s in result.inputs))
-    for s in result.steps:
-        if s.name in inputs or result.result is not None and s.name == result.result.name:
-            continue
-        lines.append(f"{s.name} = {s.expression} = {s.shown}")
+        lines.append("已知：" + "，".join(f"{named(s.name)} = {valued(s)}" for s in result.inputs))
     r = result.result
+    for s in result.steps:
+        if s.name in inputs or r is not None and s.name == r.name:
+            continue
+        lines.append(f"{named(s.name)} = {s.expression} = {valued(s)}")
     if r is not None:
-        lines.append(f"结果：{named(r.name)} = {r.expression} = {r.shown}" if r.name not in inputs
-                     else f"结果：{named(r.name)} = {r.shown}")
-        if r.name in labels:  # the conclusion as a sentence: 答：缺页次数为9。
-            lines.append(f"答：{labels[r.name]}为{r.shown}。")
+        lines.append(f"结果：{named(r.name)} = {r.expression} = {valued(r)}" if r.name not in inputs
+                     else f"结果：{named(r.name)} = {valued(r)}")
+        concluded = [s for s in result.steps if s.name.startswith("answer_") and s.name != r.name] + [r]
+        said = [f"{names[s.name][0]}为{valued(s)}" for s in concluded if s.name in names]
+        if r.name in names:  # the conclusion as a sentence: 答：缺页次数为9。
+            lines.append(f"答：{'，'.join(said)}。")
     lines.append(f"方法依据：{citation}")
     return "\n".join(lines)
 
 
 def simulated(source: str) -> bool:
-    """Whether the program's result is a maintained simulation's (its last statement calls one)."""
+    """Whether the program's result is a maintained simulation's (its last statement calls one;
+    ``to_bits`` only writes a number in binary)."""
     try:
         last = ast.parse(source).body[-1]
     except (SyntaxError, IndexError):
         return False
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in SIMULATIONS
-               for n in ast.walk(last))
-
-
-# Simulation questions whose data the wording gives unambiguously: their program is written by rule, not by
-# the model (faster, and the model's copies of the data were wrong: a lambda, extra arguments). Each rule
-# needs every one of its parts to match exactly once; else the model writes the program.
-_SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}")  # a page reference string: 5 numbers or more
-_WEIGHTS = re.compile(r"\d+(?:\.\d+)?(?:\s*[,，、]\s*\d+(?:\.\d+)?)+")
-_FRAMES = re.compile(r"(\d+)\s*个?\s*(?:物理块|物理页框|页框|内存块|页帧|块)")
-_REPLACEMENT = [("fifo_faults", re.compile(r"FIFO|先进先出", re.I)),
-                ("lru_faults", re.compile(r"LRU|最近最久未使用|最近最少使用", re.I)),
-                ("opt_faults", re.compile(r"OPT|最佳置换|最优置换", re.I))]
-_DATA_BITS = re.compile(r"(\d+)\s*位(?:有效)?(?:的)?(?:数据|信息)")
-
-
-def ruled_program(question: str) -> Optional[str]:
-    """The program of a simulation question recognised by rule (page faults of FIFO/LRU/OPT, a Huffman
-    tree's WPL, Hamming check bits), from the question's own numbers; None otherwise."""
-    q = normalise(question)
-    algos = [name for name, p in _REPLACEMENT if p.search(q)]
-    refs, frames = _SEQUENCE.findall(q), _FRAMES.findall(q)
-    if "缺页" in q and len(algos) == 1 and len(refs) == 1 and len(set(frames)) == 1:
-        pages = ", ".join(re.findall(r"\d+", refs[0]))
-        return (f"pages = [{pages}]  # 页面访问串\nframes = {frames[0]}  # 物理块数\n"
-                f"answer = {algos[0]}(pages, frames)  # 缺页次数")
-    weights = _WEIGHTS.findall(q)
-    if re.search(r"哈夫曼|赫夫曼|huffman", q, re.I) and re.search(r"WPL|带权路径长度", q, re.I) and len(weights) == 1:
-        values = ", ".join(_NUMBER.findall(weights[0]))
-        return f"weights = [{values}]  # 权值\nanswer = huffman_wpl(weights)  # 带权路径长度"
-    bits = _DATA_BITS.findall(q)
-    if re.search(r"海明|汉明|hamming", q, re.I) and "校验位" in q and len(set(bits)) == 1:
-        return f"data_bits = {bits[0]}  # 数据位数\nanswer = hamming_bits(data_bits)  # 校验位数"
-    return None
+               and n.func.id != "to_bits" for n in ast.walk(last))
 
 
 def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model_programs: bool = False,
@@ -263,8 +272,8 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
     See the module docstring."""
     if not (keys or hits):
         return None, None, "no passage gives a method"
-    code = ruled_program(question)
-    ruled = code is not None
+    found = ruled(question)
+    rule, code = found if found else (None, None)
     if code is None and not model_programs:
         return None, None, "no rule recognises this calculation (model-written programs: EXAMRAG_CALC_MODEL_PROGRAMS)"
     if code is None:
@@ -276,7 +285,7 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
     result = run_program(code)
     if not result.ok:
         return None, result, f"program: {result.error}"
-    if result.result is None or not isinstance(result.result.value, (int, float)) or isinstance(result.result.value, bool):
+    if result.result is None or not _number_or_bits(result.result.value):
         return None, result, "program: the result is not a number"
     if result.result.name in {s.name for s in result.inputs}:
         return None, result, "program: the result is a given number, nothing is computed"
@@ -287,7 +296,14 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
                                       if isinstance(st.value, (int, float)) and not isinstance(st.value, bool)])
     if missing:
         return None, result, "program: given numbers it does not use: " + ", ".join(missing[:5])
-    if not formulas and not simulated(code):
+    if rule is None and not formulas and not simulated(code):
         return None, result, "program: a formula, not a maintained simulation, is not shown (EXAMRAG_CALC_FORMULAS)"
     citation = keys[0].citation if keys else hits[0].citation
-    return render(result, comment_labels(code), citation), result, "ok: by rule" if ruled else "ok"
+    return render(result, comment_labels(code), citation), result, f"ok: by rule {rule}" if rule else "ok"
+
+
+def _number_or_bits(value: object) -> bool:
+    """A number, or a string of digits (a CRC remainder ``"001"``: its leading zeros are the answer)."""
+    if isinstance(value, str):
+        return bool(_BITS.fullmatch(value))
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

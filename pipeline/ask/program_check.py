@@ -27,9 +27,11 @@ from typing import Optional
 
 MATH_FUNCTIONS = ("ceil", "floor", "log2", "log", "sqrt")
 BUILTIN_FUNCTIONS = ("min", "max", "abs", "round", "int", "float", "len", "sum", "range", "sorted", "pow")
-SIMULATION_FUNCTIONS = ("fifo_faults", "lru_faults", "opt_faults", "huffman_wpl", "linear_probe", "hamming_bits")
+SIMULATION_FUNCTIONS = ("fifo_faults", "lru_faults", "opt_faults", "huffman_wpl", "linear_probe", "hamming_bits",
+                        "binary_search_asl", "crc_remainder", "to_bits")
 FUNCTIONS = frozenset(MATH_FUNCTIONS + BUILTIN_FUNCTIONS + SIMULATION_FUNCTIONS)
 ARG_COUNTS = {"pow": (2, 2), "round": (1, 2), "range": (1, 3), "log": (1, 2), "linear_probe": (2, 3),
+              "crc_remainder": (2, 2),
               "fifo_faults": (2, 2), "lru_faults": (2, 2), "opt_faults": (2, 2), "min": (1, 100),
               "max": (1, 100)}  # every other function takes exactly one argument
 KEYWORDS = {"sorted": {"reverse"}}
@@ -237,6 +239,9 @@ def _needs_parentheses(rhs: ast.AST, op: type) -> bool:
 
 
 def _literal(node: ast.AST) -> bool:
+    """A number literal, or a string of digits (a bit string the question gives: ``"101001"``)."""
+    if isinstance(node, ast.Constant) and type(node.value) is str:
+        return node.value.isascii() and node.value.isdigit()
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
@@ -244,7 +249,7 @@ def _literal(node: ast.AST) -> bool:
 
 def input_names(tree: ast.Module) -> list[str]:
     """The program's given quantities: names assigned exactly once, at the top level, a number literal
-    or a list of them (``page = 1024``, ``refs = [7, 0, 1]``). ``faults = 0`` followed by
+    (or a string of digits) or a list of them (``page = 1024``, ``refs = [7, 0, 1]``). ``faults = 0`` followed by
     ``faults += 1`` is a counter, not an input."""
     stores: dict[str, int] = {}
     for node in ast.walk(tree):

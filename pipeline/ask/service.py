@@ -256,7 +256,7 @@ class QueryService:
 
     def _without_loading(self, found: Retrieved, on_token: Optional[Callable[[str], None]]) -> Optional[Answer]:
         """The answer when it is decided before the model would speak (a past-paper record, a refusal, a
-        simulation question's program written by rule), made
+        calculation question's program written by rule), made
         without loading the model: a 2 GB load took a record answer from 0.7 s to 2.2 s. None when the model
         is needed (or is already loaded, or cannot be: then :meth:`answer` goes the usual way). Tokens are
         held back until the answer is known, so a run that turns out to need the model shows nothing twice."""

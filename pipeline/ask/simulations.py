@@ -1,6 +1,6 @@
 """Exam simulations a calculation program may call by name (pipeline/ask/program.py).
 
-A 408 question about page replacement, Huffman coding or hashing needs a simulation, and a 1.5B
+A 408 question about page replacement, Huffman coding, hashing, binary search or CRC needs a simulation, and a 1.5B
 model's hand-written loop for one is where it goes wrong: these are maintained, tested versions it
 calls instead (``fifo_faults([7, 0, 1, 2, 0], 3)``). Pure functions over plain lists; every input is
 type-checked and capped, because the arguments come from model-written programs.
@@ -14,7 +14,13 @@ Conventions, chosen so that each answer is unambiguous:
 - ``linear_probe``: keys inserted in the given order into an empty table of ``m`` slots with
   ``H(k) = k % mod`` (``mod`` defaults to ``m``) and probes ``(H(k) + i) % m``; the result is the
   average number of key comparisons of a successful search. The unsuccessful one is left out: books
-  differ on whether the comparison with the empty slot counts and on averaging over ``mod`` or ``m``.
+  differ on whether the comparison with the empty slot counts and on averaging over ``mod`` or ``m``;
+- ``binary_search_asl``: the textbook's decision tree over positions 1..n with ``mid = (low + high) // 2``
+  (the lower middle), every element equally likely; a search for the element at depth d compares d keys;
+- ``crc_remainder``: bit strings (``"101001"``, so leading zeros stay), the remainder of the info bits
+  followed by as many zeros as the generator's degree, divided mod 2 (XOR, no carries) by the generator.
+  ``to_bits(n)`` writes a number in binary: a polynomial evaluated at x = 2 is its bit string
+  (``to_bits(2 ** 3 + 2 ** 2 + 1)`` is ``"1101"`` for x^3+x^2+1).
 """
 
 from __future__ import annotations
@@ -147,4 +153,53 @@ def hamming_bits(data_bits: int) -> int:
     return r
 
 
-SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, hamming_bits)}
+def binary_search_asl(n: int) -> float:
+    """Average key comparisons of a successful binary search over n sorted elements: the sum of the
+    elements' depths in the decision tree (root at depth 1) over n."""
+    n = _positive_int(n, "n", MAX_TABLE)
+    total, stack = 0, [(1, n, 1)]  # (low, high, depth of their middle)
+    while stack:
+        low, high, depth = stack.pop()
+        if low > high:
+            continue
+        mid = (low + high) // 2
+        total += depth
+        stack += [(low, mid - 1, depth + 1), (mid + 1, high, depth + 1)]
+    return total / n
+
+
+MAX_BITS = 1_000  # an exam frame is tens of bits
+
+
+def _bit_string(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value or len(value) > MAX_BITS or set(value) - {"0", "1"}:
+        raise ValueError(f"{what} must be a string of 1 to {MAX_BITS} characters 0 and 1, not {value!r}")
+    return value
+
+
+def crc_remainder(info: str, generator: str) -> str:
+    """The CRC check bits of ``info`` for ``generator`` (both bit strings): the remainder of
+    ``info`` + degree zeros divided mod 2 by the generator, ``degree`` bits long."""
+    info = _bit_string(info, "info")
+    generator = _bit_string(generator, "generator")
+    if len(generator) < 2 or generator[0] != "1":
+        raise ValueError(f"a generator starts with 1 and has degree 1 or more, not {generator!r}")
+    degree = len(generator) - 1
+    bits = [int(b) for b in info + "0" * degree]
+    divisor = [int(b) for b in generator]
+    for i in range(len(info)):
+        if bits[i]:
+            for j, d in enumerate(divisor):
+                bits[i + j] ^= d
+    return "".join(str(b) for b in bits[-degree:])
+
+
+def to_bits(n: int) -> str:
+    """A non-negative integer in binary digits, without a prefix: 13 → ``"1101"``."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 1 << MAX_BITS:
+        raise ValueError(f"to_bits() takes an integer from 0 to 2**{MAX_BITS}, not {n!r}")
+    return format(n, "b")
+
+
+SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, hamming_bits,
+                                       binary_search_asl, crc_remainder, to_bits)}

@@ -79,14 +79,23 @@ FIFO_Q = "分给进程的物理页有3个，开始都空，访问页面顺序是
 MODEL = AnswerConfig(calc_model_programs=True)
 
 
+@pytest.fixture
+def no_rules(monkeypatch):
+    """The model-written path: no rule writes the program (QUESTION is one a rule knows)."""
+    monkeypatch.setattr(calculate, "ruled", lambda question: None)
+
+
+SEGMENT_Q = "分段系统中段号2的段长为3000，基址为8000，逻辑地址(2, 2500)对应的物理地址是多少？"  # no rule reads segments
+
+
 def test_by_default_the_model_writes_no_program_and_a_calculation_no_rule_knows_is_prose():
     llm = FakeLlm(["物理地址等于块号乘以页面大小再加上页内偏移[1]。"])
-    a = answer(QUESTION, _retrieval(PAGING), llm)
+    a = answer(SEGMENT_Q, _retrieval(PAGING), llm)
     assert a.source == "llm" and len(llm.calls) == 1 and llm.call_kwargs[0].get("json_schema") is None
     assert "no rule recognises" in a.note
 
 
-def test_a_model_programs_simulation_call_is_shown():
+def test_a_model_programs_simulation_call_is_shown(no_rules):
     """4 1 2 miss, 4 hit, 3 miss (out 4), 1 hit, 5 miss (out 1), 4 miss (out 2): 6 faults."""
     llm = FakeLlm(['{"lines": ["pages = [4, 1, 2, 4, 3, 1, 5, 4]  # 访问串", "frames = 3  # 物理块数", '
                    '"answer = fifo_faults(pages, frames)  # 缺页次数"]}'])
@@ -96,13 +105,13 @@ def test_a_model_programs_simulation_call_is_shown():
     assert llm.call_kwargs[0]["json_schema"] == calculate.SCHEMA
 
 
-def test_a_model_formula_is_not_shown_by_default():
+def test_a_model_formula_is_not_shown_by_default(no_rules):
     prose = "物理地址等于块号乘以页面大小再加上页内偏移[1]。"
     a = answer(QUESTION, _retrieval(PAGING), FakeLlm([GOOD, prose]), cfg=MODEL)
     assert a.source == "llm" and "formula" in a.note and "8644" not in render(a)
 
 
-def test_a_grounded_formula_answers_with_its_steps_and_the_method_citation():
+def test_a_grounded_formula_answers_with_its_steps_and_the_method_citation(no_rules):
     llm = FakeLlm([GOOD])
     streamed: list[str] = []
     r = _retrieval(PAGING)
@@ -111,7 +120,7 @@ def test_a_grounded_formula_answers_with_its_steps_and_the_method_citation():
     assert "offset = addr % page = 452" in a.answer
     assert "结果：answer（物理地址） = block * page + offset = 8644" in a.answer
     assert "page（页面大小） = 1024" in a.answer and r.hits[0].citation in a.answer
-    assert "page_no = addr // page = 2" in a.answer
+    assert "page_no（页号） = addr // page = 2" in a.answer
     assert "".join(streamed) == render(a) and a.program.result.value == 8644
     assert answer_json(a)["program"]["result"]["value"] == 8644
 
@@ -123,7 +132,7 @@ def test_a_grounded_formula_answers_with_its_steps_and_the_method_citation():
     ("answer = 8644", "nothing is computed"),  # a number stated, not computed
     ("block = 8\nanswer = [block * 1024 + 2500 % 1024, 2]", "not a number"),
 ])
-def test_a_program_that_fails_is_not_shown_and_the_answer_is_prose(reply, note):
+def test_a_program_that_fails_is_not_shown_and_the_answer_is_prose(reply, note, no_rules):
     prose = "物理地址等于块号乘以页面大小再加上页内偏移[1]。"
     llm = FakeLlm([reply, prose])
     a = answer(QUESTION, _retrieval(PAGING), llm, cfg=AnswerConfig(calc_model_programs=True, calc_formulas=True))
@@ -164,3 +173,36 @@ def test_a_simulation_question_is_computed_by_rule_without_the_model(question, c
 ])
 def test_an_ambiguous_question_is_not_ruled(question):
     assert calculate.ruled_program(question) is None
+
+
+def test_a_formula_written_by_rule_is_shown_without_the_model():
+    """Ours, not the model's: shown by default (no EXAMRAG_CALC_FORMULAS). 2500 = 2·1024 + 452: 8·1024 + 452."""
+    llm = FakeLlm([])  # any call fails the test
+    a = answer(QUESTION, _retrieval(PAGING), llm)
+    assert a.source == "program" and llm.calls == [] and a.program.result.value == 8644
+    assert "page（页面大小） = page_kb * 1024 = 1024B" in a.answer
+    assert "offset（页内偏移） = addr % page = 452" in a.answer
+    assert a.answer.splitlines()[-2] == "答：物理地址为8644。"
+
+
+def test_hex_numbers_are_given_as_their_value():
+    assert calculate.given_numbers("逻辑地址0x1A3C，页面大小4KB") == ["6716", "4"]
+    assert calculate.given_numbers("逻辑地址为2F6AH，每页1KB") == ["12138", "1"]
+    assert calculate.given_numbers("FIFO有5个H") == ["5"]  # not a hex number
+    assert calculate.ungrounded("addr = 0x1A3C\nanswer = addr % 4096", "逻辑地址0x1A3C，页面大小4KB") == []
+
+
+def test_a_bit_string_is_a_number_the_question_must_give():
+    question = "信息位101001，生成多项式G(x)=x^3+x^2+1，余数是多少？"
+    assert calculate.ungrounded('info = "101001"\ng = to_bits(2 ** 3 + 2 ** 2 + 1)', question) == []
+    assert calculate.ungrounded('info = "101001"\ng = "1011"', question) == [1011.0]  # not the generator given
+    assert calculate.unused('g = to_bits(2 ** 3 + 2 ** 2 + 1)', question) == ["101001"]
+
+
+def test_the_conclusion_names_every_answer_step_with_its_unit():
+    question = "主存地址32位，Cache容量8KB，块大小32B，直接映射，主存地址中标记、行号、块内地址各几位？"
+    text, run, note = calculate.solve(question, [], _retrieval(PAGING).hits, FakeLlm([]))
+    # 32 B: 5 offset bits; 8 KB / 32 B = 256 lines: 8 bits; tag 32 - 8 - 5 = 19
+    assert note == "ok: by rule cache_address_split" and run.result.value == 19
+    assert "block（块大小） = 32B" in text and "cache（Cache数据区大小） = cache_kb * 1024 = 8192B" in text
+    assert text.splitlines()[-2] == "答：块内地址位数为5，行号位数为8，标记位数为19。"

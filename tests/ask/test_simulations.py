@@ -109,3 +109,43 @@ def test_hamming_check_bits():
     assert [hamming_bits(n) for n in (1, 4, 11, 12, 32)] == [2, 3, 4, 5, 6]
     with pytest.raises(ValueError):
         hamming_bits(0)
+
+
+def test_binary_search_asl_by_hand():
+    from pipeline.ask.simulations import binary_search_asl
+
+    # n = 7: a full tree, 1 + 2·2 + 3·4 = 17 comparisons; n = 10: mid 5 (1); 2, 8 (2); 1, 3, 6, 9 (3);
+    # 4, 7, 10 (4): 1 + 4 + 12 + 12 = 29. n = 12: mid 6 (1); 3, 9 (2); 1, 4, 7, 11 (3); 2, 5, 8, 10, 12 (4):
+    # 1 + 4 + 12 + 20 = 37
+    assert binary_search_asl(1) == 1.0
+    assert binary_search_asl(3) == pytest.approx(5 / 3)  # mid 2, then 1 and 3
+    assert binary_search_asl(7) == pytest.approx(17 / 7)
+    assert binary_search_asl(10) == pytest.approx(2.9)
+    assert binary_search_asl(12) == pytest.approx(37 / 12)
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises((TypeError, ValueError)):
+            binary_search_asl(bad)
+
+
+def test_crc_remainder_by_hand():
+    from pipeline.ask.simulations import crc_remainder, to_bits
+
+    # 1101011011 0000 ÷ 10011 (x^4+x+1), worked mod 2 in the textbooks: remainder 1110
+    assert crc_remainder("1101011011", "10011") == "1110"
+    # 1010001101 00000 ÷ 110101: remainder 01110, its leading zero kept
+    assert crc_remainder("1010001101", "110101") == "01110"
+    # 10110 is x·(x^3+x+1): a multiple of the generator leaves 000
+    assert crc_remainder("10110", "1011") == "000"
+    assert to_bits(2 ** 4 + 2 + 1) == "10011" and to_bits(0) == "0"
+    for info, generator in (("1021", "1011"), ("", "1011"), ("1011", "1"), ("1011", "0110"), (1011, "1011")):
+        with pytest.raises(ValueError):
+            crc_remainder(info, generator)
+    with pytest.raises(ValueError):
+        to_bits(-1)
+
+
+def test_every_simulation_is_callable_by_the_sandbox():
+    from pipeline.ask.program_check import SIMULATION_FUNCTIONS
+    from pipeline.ask.simulations import SIMULATIONS
+
+    assert set(SIMULATION_FUNCTIONS) == set(SIMULATIONS)

@@ -1,0 +1,61 @@
+"""Calculation programs written by rule, not by the model (issue 23): the standard 408 calculation
+types, each a small named rule that reads its data from the question's wording.
+
+The packaged 1.5B model copies wrong numbers into a formula (another example's 2**32, 2**12), so a
+formula is written by rule instead: each :class:`~pipeline.ask.calc_text.Rule` recognises one type of
+question, reads every datum it needs with a pattern that must match exactly once (or repeat the same
+value), and writes the program from the question's own numbers (``page_kb = 2  # 页面大小（KB）``,
+``page = page_kb * 1024``, ``offset = addr % page``…, ``answer = …  # 物理地址``). The sandbox runs it
+and ``calculate.solve`` still checks it: every literal a number the question gives or a unit constant,
+every number the question gives used. A wrong answer is worse than none, so a rule gives no program
+(None) for anything it is not sure of: a datum missing or stated twice with two values, a convention
+the wording does not settle (serial or parallel TLB lookup), a variant it does not compute (a
+two-level page table, a pipeline with stalls). Each rule's docstring says what it reads and which
+convention it uses (the exam's standard one).
+
+:func:`ruled_program` runs every rule; the program is the one rule's that matches. Two rules matching
+is a question of two types (or a misreading): no program. The order of ``RULES`` is only the order
+they are listed in.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pipeline.ask.calc_rules_co import CacheAddressSplit, PipelineTime
+from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow
+from pipeline.ask.calc_rules_os import DiskAccessTime, PageTableSpace, PagingAddress, TlbAccessTime
+from pipeline.ask.calc_rules_sim import (
+    BinarySearchAsl,
+    BinaryTreeCounts,
+    CompleteBinaryTree,
+    CrcRemainder,
+    HammingBits,
+    HuffmanWpl,
+    PageFaults,
+)
+from pipeline.ask.calc_text import Rule
+from pipeline.ask.sentences import normalise
+
+RULES: tuple[Rule, ...] = (
+    # simulations (pipeline/ask/simulations.py)
+    PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(),
+    # formulas
+    PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(),
+    CacheAddressSplit(), PipelineTime(),
+    FrameDelay(), SlidingWindow(), NyquistRate(), ShannonRate(),
+    BinaryTreeCounts(), CompleteBinaryTree(),
+)
+
+
+def ruled(question: str) -> Optional[tuple[str, str]]:
+    """(the rule's name, its program) when exactly one rule recognises the question; None otherwise."""
+    q = normalise(question)
+    found = [(rule.name, program) for rule in RULES if (program := rule.match(q)) is not None]
+    return found[0] if len(found) == 1 else None
+
+
+def ruled_program(question: str) -> Optional[str]:
+    """The program of a question one rule recognises, from the question's own numbers; None otherwise."""
+    found = ruled(question)
+    return found[1] if found else None

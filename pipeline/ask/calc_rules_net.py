@@ -1,0 +1,153 @@
+"""Calculation rules of computer networks: a frame's total delay on one link, the largest send window
+of GBN and SR, Nyquist's and Shannon's limits. See pipeline/ask/calc_rules.py."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pipeline.ask.calc_text import NUM, Program, Rule, unique, value
+
+FRAME = {"B": ("B", "8"), "字节": ("B", "8"), "bit": ("bit", ""), "比特": ("bit", ""), "位": ("bit", "")}
+RATE = {**{u: ("Gb/s", "1000000000") for u in ("Gb/s", "Gbps", "Gbit/s")},
+        **{u: ("Mb/s", "1000000") for u in ("Mb/s", "Mbps", "Mbit/s")},
+        **{u: ("kb/s", "1000") for u in ("kb/s", "Kb/s", "kbps", "Kbps", "kbit/s")},
+        **{u: ("b/s", "") for u in ("b/s", "bps", "bit/s")}}
+DISTANCE = {"km": ("km", "1000"), "千米": ("km", "1000"), "公里": ("km", "1000"), "m": ("m", ""), "米": ("m", "")}
+SPEED = {"m/s": ("m/s", ""), "米/秒": ("m/s", ""), "km/s": ("km/s", "1000")}
+FREQUENCY = {"Hz": ("Hz", ""), "kHz": ("kHz", "1000"), "KHz": ("kHz", "1000"), "MHz": ("MHz", "1000000")}
+RATE_UNIT = r"(Gb/s|Gbps|Gbit/s|Mb/s|Mbps|Mbit/s|kb/s|Kb/s|kbps|Kbps|kbit/s|b/s|bps|bit/s)"
+BANDWIDTH = rf"带宽(?:为|是)?\s*{NUM}\s*(kHz|KHz|MHz|Hz)"
+
+
+def _rate_result(p: Program, expression: str, bandwidth_unit: str) -> None:
+    """The limit in b/s, then in the bandwidth's prefix: kHz gives kb/s, MHz Mb/s."""
+    shown, factor = FREQUENCY[bandwidth_unit]
+    if factor:
+        p.line("rate", expression, "最大数据传输速率", "b/s")
+        p.line("answer", f"rate / {factor}", "最大数据传输速率", {"kHz": "kb/s", "MHz": "Mb/s"}[shown])
+    else:
+        p.line("answer", expression, "最大数据传输速率", "b/s")
+
+
+class FrameDelay(Rule):
+    """总时延 from the start of sending to the frame fully received, over one link: frame length (1000字节,
+    8000bit), data rate (10Mb/s), link length (2000km), propagation speed (2×10^8 m/s, 200000km/s).
+    transmit = bits / rate, propagate = distance / speed, total = the sum, in ms (μs under 1 ms).
+    Acknowledgements, several hops, queueing or a frame in KB (1000 or 1024?): no program."""
+
+    name = "frame_delay"
+    _FRAME = (r"(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])(?:长)?的?(?:数据)?(?:帧|分组|报文|数据帧)"
+              r"|(?:帧|分组|报文)(?:的)?(?:长度?|大小)(?:为|是)?\s*(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])")
+    _RATE = rf"{NUM}\s*{RATE_UNIT}"
+    _DISTANCE = rf"(?:链路|距离|线路|电缆|信道|光纤|相距)[^，。；\d]{{0,6}}{NUM}\s*(km|千米|公里|m|米)(?![/A-Za-z])"
+    _SPEED = rf"{NUM}\s*[×xX*]\s*10\s*\^\s*(\d+)\s*(m/s|km/s|米/秒)|(?<![\d^.])(\d+(?:\.\d+)?)\s*(m/s|km/s|米/秒)"
+    _ASK = (r"从开始发送[^，。？]{0,12}(?:收完|接收完|全部收到|完全收到|接收完毕|完全接收|全部接收)|总时延"
+            r"|(?:总共|一共)[^，。？]{0,6}(?:时间|多久)")
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or re.search(r"确认|ACK|往返|RTT|利用率|停止等待|停等|路由器|交换机|存储转发"
+                                                     r"|处理时延|排队|跳|窗口|吞吐|分别", q):
+            return None
+        frame, rate = unique(self._FRAME, q), unique(self._RATE, q)
+        distance, speed = unique(self._DISTANCE, q), unique(self._SPEED, q)
+        if frame is None or rate is None or distance is None or speed is None:
+            return None
+        length, length_unit = (frame.group(1), frame.group(2)) if frame.group(1) else (frame.group(3), frame.group(4))
+        if speed.group(1):
+            number, exponent, speed_unit = speed.groups()[:3]
+            speed_value = float(number) * 10 ** int(exponent) * (1000 if speed_unit == "km/s" else 1)
+        else:
+            number, speed_unit = speed.group(4), speed.group(5)
+            speed_value = value(number, speed_unit, SPEED)
+        seconds = (value(length, length_unit, FRAME) / value(rate.group(1), rate.group(2), RATE)
+                   + value(distance.group(1), distance.group(2), DISTANCE) / speed_value)
+        scale, unit = ("1000", "ms") if seconds >= 1e-3 else ("1000000", "μs")
+        p = Program()
+        p.in_base("frame", length, length_unit, FRAME, "帧长", "bit")
+        p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")
+        p.in_base("dist", distance.group(1), distance.group(2), DISTANCE, "链路长度", "m")
+        if speed.group(1):
+            if speed_unit == "km/s":
+                p.line("speed_kmps", f"{number} * 10 ** {int(exponent)}", "传播速率", "km/s")
+                p.line("speed", "speed_kmps * 1000", "传播速率", "m/s")
+            else:
+                p.line("speed", f"{number} * 10 ** {int(exponent)}", "传播速率", "m/s")
+        else:
+            p.in_base("speed", number, speed_unit, SPEED, "传播速率", "m/s")
+        p.line("transmit", f"frame / rate * {scale}", "发送时延", unit)
+        p.line("propagate", f"dist / speed * {scale}", "传播时延", unit)
+        p.line("answer", "transmit + propagate", "总时延", unit)
+        return p.source()
+
+
+class SlidingWindow(Rule):
+    """最大发送窗口 with n-bit sequence numbers: GBN (后退N帧) 2^n - 1; SR (选择重传) 2^(n-1), the
+    receive window as large as the send window. A receive window stated as a number: no program."""
+
+    name = "sliding_window"
+    _BITS = (r"(\d+)\s*(?:位|比特|bit)(?:的)?(?:帧)?(?:序号|编号|序列号)"
+             r"|(?:序号|编号|序列号)(?:字段)?(?:用|为|占|长|有|采用)?\s*(\d+)\s*(?:位|比特|bit)")
+
+    def match(self, q: str) -> Optional[str]:
+        bits = unique(self._BITS, q)
+        gbn = bool(re.search(r"后退N帧|回退N帧|GBN|Go-Back-N", q, re.I))
+        sr = bool(re.search(r"选择重传|选择性重传|(?<![A-Za-z])SR(?![A-Za-z])", q))
+        if bits is None or gbn == sr or not re.search(r"发送窗口[^，。？]{0,6}(?:最大|最多)|(?:最大|最多)[^，。？]{0,4}发送窗口", q):
+            return None
+        if re.search(r"接收窗口[^，。？]{0,6}\d", q):
+            return None
+        p = Program()
+        p.given("bits", bits.group(1) or bits.group(2), "序号位数")
+        p.line("answer", "2 ** bits - 1" if gbn else "2 ** (bits - 1)", "最大发送窗口")
+        return p.source()
+
+
+class NyquistRate(Rule):
+    """最大数据传输速率 of a noiseless channel (奈奎斯特, 无噪声): 2 · W · log2(V), W the bandwidth, V the
+    number of signal levels (16种码元状态, 4个电平). A question that also gives a signal-to-noise ratio
+    (the lesser of the two limits) or asks the baud rate: no program."""
+
+    name = "nyquist_rate"
+    _LEVELS = (r"(\d+)\s*(?:种|个)(?:不同的)?(?:码元|相位|电平|状态|信号状态|离散值|取值|信号)"
+               r"|(\d+)\s*(?:进制码元|相位|电平)")
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(r"奈奎斯特|Nyquist|无噪声|理想低通", q, re.I) or re.search(r"信噪比|S/N|香农|码元速率|波特", q):
+            return None
+        bandwidth, levels = unique(BANDWIDTH, q), unique(self._LEVELS, q)
+        if bandwidth is None or levels is None or not re.search(r"(?:最大|最高|极限)[^，。？]{0,6}速率", q):
+            return None
+        v = levels.group(1) or levels.group(2)
+        if int(v) < 2:
+            return None
+        p = Program()
+        p.in_base("bandwidth", bandwidth.group(1), bandwidth.group(2), FREQUENCY, "带宽", "Hz")
+        p.given("levels", v, "码元状态数")
+        _rate_result(p, "2 * bandwidth * log2(levels)", bandwidth.group(2))
+        return p.source()
+
+
+class ShannonRate(Rule):
+    """最大数据传输速率 of a noisy channel (香农): W · log2(1 + S/N); a ratio in dB is 10^(dB/10) first
+    (信噪比30dB → 1000). Signal levels also given (the lesser of two limits): no program."""
+
+    name = "shannon_rate"
+    _DB = rf"信噪比(?:为|是)?\s*{NUM}\s*dB"
+    _RATIO = rf"(?:信噪比|S/N)(?:为|是|=)?\s*{NUM}(?!\s*(?:dB|\d|\.))"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(r"香农|Shannon|信噪比|S/N", q, re.I) or re.search(r"电平|码元|相位|状态", q):
+            return None
+        bandwidth, db, ratio = unique(BANDWIDTH, q), unique(self._DB, q), unique(self._RATIO, q)
+        if bandwidth is None or (db is None) == (ratio is None) or not re.search(r"(?:最大|最高|极限)[^，。？]{0,6}速率", q):
+            return None
+        p = Program()
+        p.in_base("bandwidth", bandwidth.group(1), bandwidth.group(2), FREQUENCY, "带宽", "Hz")
+        if db is not None:
+            p.given("db", db.group(1), "信噪比", "dB")
+            p.line("snr", "10 ** (db / 10)", "信噪比的比值")
+        else:
+            p.given("snr", ratio.group(1), "信噪比的比值")
+        _rate_result(p, "bandwidth * log2(1 + snr)", bandwidth.group(2))
+        return p.source()

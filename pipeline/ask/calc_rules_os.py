@@ -1,0 +1,219 @@
+"""Calculation rules of operating systems: paging address translation, the largest logical address
+space of a one-page page table, the effective access time with a TLB, a disk's average access time.
+See pipeline/ask/calc_rules.py."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pipeline.ask.calc_text import (
+    NUM,
+    SIZE,
+    SIZE_UNIT,
+    TIME_NS,
+    TIME_UNIT,
+    Program,
+    Rule,
+    chinese_number,
+    in_clause,
+    power_of_two,
+    size_in_unit,
+    unique,
+    value,
+)
+
+PAGE_SIZE = rf"(?:页面|每页|页)(?:的)?(?:大小|长度|尺寸|长|容量)?(?:为|是|均为|都是|取)?\s*(\d+)\s*{SIZE_UNIT}"
+MULTI_LEVEL = r"二级|两级|多级|二层|两层|多层|页目录|外层页表"
+
+
+class PagingAddress(Rule):
+    """物理地址 of one logical address under paging. Needs the page size (页面大小2KB), one logical
+    address (5000; 0x1A3C or 1A3CH in hex) and the block of its page: stated for the page (页号2对应块号8:
+    the page stated must be the address's), for "its page" (它所在的页放在物理块7), or a page table
+    (页号0、1、2、3对应块号5、10、4、7, or several 页号i对应块号j), looked up in the program.
+    page = addr // size, offset = addr % size, physical = block * size + offset. A page the table lacks
+    (缺页, 越界), a segment table or a second address: no program."""
+
+    name = "paging_address"
+    _ADDR = r"(?:逻辑|虚拟|虚)地址(?:为|是|:|：)?\s*(0[xX][0-9A-Fa-f]+|[0-9A-F]*[0-9][0-9A-F]*H|\d+)(?![0-9A-Za-z.])"
+    _PAIR = (r"(?:页号|第)(?:为|是)?\s*(\d+)\s*号?页?面?\s*(?:对应|映射到|存放在|放在|装入|调入|在)(?:的)?(?:物理)?"
+             r"(?:块号|块|页框号|页框|帧号)?\s*号?(?:为|是)?\s*第?\s*(\d+)")
+    _ITS = r"(?:所在的?那?一?页面?|该页面?)[^，。；\d]{0,10}?(?:第\s*)?(?:(?:物理块|块号|页框号|页框|内存块|块)号?(?:为|是)?\s*(\d+)|(\d+)\s*号?(?:物理块|块|页框))"
+    _LIST = r"(\d+(?:\s*[、,]\s*\d+)+)"
+    _TABLE = (rf"页号(?:分别)?(?:为|是)?\s*{_LIST}\s*(?:的页面?)?(?:分别|依次)?(?:对应|映射到|存放在|放在|装入|在)(?:的)?"
+              rf"(?:物理)?(?:块号|块|页框号|页框)\s*(?:分别|依次)?(?:为|是)?\s*{_LIST}")
+
+    def match(self, q: str) -> Optional[str]:
+        size, addr = unique(PAGE_SIZE, q), unique(self._ADDR, q)
+        if size is None or addr is None or "物理地址" not in q or re.search(r"段号|段表|段式|段页|二进制|八进制", q):
+            return None
+        text = addr.group(1)
+        if text.lower().startswith("0x"):
+            literal = text
+        elif text.endswith("H"):
+            literal = "0x" + text[:-1]
+        elif re.search(r"十六进制|16进制", q):
+            return None  # a hex address written without 0x or H
+        else:
+            literal = str(int(text))
+        logical = int(literal, 0)
+        page_size = int(value(size.group(1), size.group(2), SIZE))
+        if not power_of_two(page_size):
+            return None
+        page_no = logical // page_size
+        pairs = {(int(a), int(b)) for a, b in re.findall(self._PAIR, q)}
+        tables = re.findall(self._TABLE, q)
+        its = unique(self._ITS, q)
+        if its is None and re.search(self._ITS, q):
+            return None  # its page in two different blocks
+        if sum(map(bool, (pairs, tables, its))) != 1 or len(tables) > 1:
+            return None
+        p = Program()
+        p.in_base("page", size.group(1), size.group(2), SIZE, "页面大小", "B")
+        p.line("addr", literal, "逻辑地址")
+        p.line("page_no", "addr // page", "页号")
+        p.line("offset", "addr % page", "页内偏移")
+        if tables:
+            pages, blocks = (re.findall(r"\d+", t) for t in tables[0])
+            pairs = set(zip(map(int, pages), map(int, blocks))) if len(pages) == len(blocks) else set()
+            if not pairs:
+                return None
+        if its is not None:
+            p.given("block", its.group(1) or its.group(2), "物理块号")
+        elif len(pairs) == 1:
+            (stated, block), = pairs
+            if stated != page_no:
+                return None  # the page stated is not the address's
+            p.given("block", str(block), "物理块号")
+        else:
+            table = sorted(pairs)
+            if len({a for a, _ in table}) != len(table) or page_no not in {a for a, _ in table}:
+                return None  # a page twice, or the address's page is not in the table
+            p.line("pages", str([a for a, _ in table]), "页表中的页号")
+            p.line("blocks", str([b for _, b in table]), "页表中的块号")
+            if [a for a, _ in table] == list(range(len(table))):  # pages 0, 1, 2…: the block is at the page's index
+                p.line("block", "blocks[page_no]", "物理块号")
+            else:
+                p.line("block", "0", "物理块号")
+                p.lines += ["for i in range(len(pages)):", "    if pages[i] == page_no:", "        block = blocks[i]"]
+        p.line("answer", "block * page + offset", "物理地址")
+        return p.source()
+
+
+class PageTableSpace(Rule):
+    """最大逻辑地址空间 when a one-level page table may occupy one page (页表最多占一个页面; or k pages
+    as stated): entries = k * page // entry, space = entries * page, shown in the largest of GB/MB/KB
+    that divides it. The exam's convention when only 页面大小 and 页表项 are given and the largest
+    space is asked is one page. Two-level tables: no program."""
+
+    name = "page_table_space"
+    _ENTRY = r"页表项(?:的)?(?:大小|长度|长)?(?:为|是|占|占用)?\s*(\d+)\s*(B|字节)(?![A-Za-z/])"
+    _TABLE_PAGES = r"页表[^，。？；]{0,12}?(一|两|二|\d+)\s*个?(?:页面|页框|物理页|页(?![表号内面]))"
+    _ASK = r"(?:最大|最多)[^，。？]{0,8}地址空间|地址空间[^，。？]{0,6}(?:最大|最多)"
+
+    def match(self, q: str) -> Optional[str]:
+        size, entry = unique(PAGE_SIZE, q), unique(self._ENTRY, q)
+        if size is None or entry is None or not re.search(self._ASK, q) or re.search(MULTI_LEVEL, q):
+            return None
+        stated = unique(self._TABLE_PAGES, q)
+        if stated is None and re.search(self._TABLE_PAGES, q):
+            return None  # two different page counts
+        table_pages = chinese_number(stated.group(1)) if stated else "1"
+        page_size, entry_size = int(value(size.group(1), size.group(2), SIZE)), int(entry.group(1))
+        if table_pages is None or not power_of_two(page_size) or not entry_size or page_size % entry_size:
+            return None
+        space = int(table_pages) * page_size // entry_size * page_size
+        p = Program()
+        p.in_base("page", size.group(1), size.group(2), SIZE, "页面大小", "B")
+        p.given("entry", entry.group(1), "页表项大小", "B")
+        p.given("table_pages", table_pages, "页表所占页数")
+        p.line("entries", "table_pages * page // entry", "页表项个数")
+        divisor, unit = size_in_unit(space)
+        if power_of_two(space):
+            p.line("addr_bits", "int(log2(entries * page))", "逻辑地址位数")
+        if divisor:
+            p.line("space", "entries * page", "最大逻辑地址空间", "B")
+            p.line("answer", f"space // {divisor}", "最大逻辑地址空间", unit)
+        else:
+            p.line("answer", "entries * page", "最大逻辑地址空间", "B")
+        return p.source()
+
+
+class TlbAccessTime(Rule):
+    """平均访问时间 (effective access time) with a TLB: TLB time t, memory time m, hit rate h (95% or
+    0.95). Serial lookup, the default of 先查快表…不命中再访问页表: a hit t + m, a miss t + m + m (the page
+    table, then the data). Parallel lookup (同时/并行查快表和页表): a hit t + m, a miss m + m. A question
+    naming neither, a two-level table or page faults: no program."""
+
+    name = "tlb_access_time"
+    _TLB = r"快表|TLB|相联存储器|联想存储器|相联寄存器"
+    _TIME = rf"{NUM}\s*{TIME_UNIT}"
+    _RATE = r"(\d+(?:\.\d+)?)\s*%|(0\.\d+)(?![\d%])"
+    _PARALLEL = r"(?:同时|并行)[^，。？]{0,8}(?:快表|TLB|页表)|(?:快表|TLB)[^，。？]{0,8}(?:同时|并行)"
+    _SERIAL = r"先[^，。？]{0,4}(?:快表|TLB)|(?:不命中|未命中|没有命中|没命中|缺失)[^，。？]{0,6}(?:再|才|则)"
+    _ASK = r"平均[^，。？]{0,8}时间|有效访问时间|有效存取时间|EAT"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or re.search(rf"{MULTI_LEVEL}|缺页|未命中率|不命中率|缺失率", q):
+            return None
+        tlb = in_clause(q, self._TLB, self._TIME, without=r"内存|主存|访存")
+        mem = in_clause(q, r"内存|主存|访存|存储器", self._TIME, without=self._TLB)
+        rate = in_clause(q, r"命中率", self._RATE)
+        parallel = bool(re.search(self._PARALLEL, q))
+        if tlb is None or mem is None or rate is None or not (parallel or re.search(self._SERIAL, q)):
+            return None
+        p = Program()
+        if tlb.group(2) == mem.group(2):
+            unit = TIME_NS[tlb.group(2)][0]
+            p.given("tlb", tlb.group(1), "快表访问时间", unit)
+            p.given("mem", mem.group(1), "内存访问时间", unit)
+        else:
+            unit = "ns"
+            p.in_base("tlb", tlb.group(1), tlb.group(2), TIME_NS, "快表访问时间", unit)
+            p.in_base("mem", mem.group(1), mem.group(2), TIME_NS, "内存访问时间", unit)
+        p.line("hit_time", "tlb + mem", "快表命中时的时间", unit)
+        p.line("miss_time", "mem + mem" if parallel else "tlb + mem + mem", "快表未命中时的时间", unit)
+        if rate.group(1):
+            if not 0 <= float(rate.group(1)) <= 100:
+                return None
+            p.given("hit_pct", rate.group(1), "快表命中率", "%")
+            p.line("answer", "(hit_pct * hit_time + (100 - hit_pct) * miss_time) / 100", "平均访问时间", unit)
+        else:
+            p.given("hit", rate.group(2), "快表命中率")
+            p.line("answer", "hit * hit_time + (1 - hit) * miss_time", "平均访问时间", unit)
+        return p.source()
+
+
+class DiskAccessTime(Rule):
+    """平均访问时间 of one sector: rotation speed (12000转/分, or 转/秒), average seek time (ms), sectors
+    per track. One turn 60 * 1000 / rpm ms; average rotational latency half a turn; transfer of one
+    sector a turn / sectors; total seek + latency + transfer (no controller time: one given would be
+    a number the program does not use, and the answer is then prose)."""
+
+    name = "disk_access_time"
+    _RPM = r"(\d+)\s*(?:转/分钟|转/分|r/min|rpm|RPM|转每分钟|转每分)"
+    _RPS = r"(\d+)\s*(?:转/秒|r/s|rps|转每秒)"
+    _SEEK = rf"寻道时间(?:为|是)?\s*{NUM}\s*ms(?![A-Za-z/])"
+    _SECTORS = r"每(?:个)?(?:磁道|道)(?:上)?(?:有|共有|包含|含|分为)?\s*(\d+)\s*个?扇区|(\d+)\s*个?扇区/(?:磁)?道"
+    _ASK = r"(?:读|写|访问|存取|读写)(?:取|出|入)?(?:一个|1个|某个|任一|一)扇区|平均(?:访问|存取|读取?|读写)时间"
+
+    def match(self, q: str) -> Optional[str]:
+        rpm, rps = unique(self._RPM, q), unique(self._RPS, q)
+        seek, sectors = unique(self._SEEK, q), unique(self._SECTORS, q)
+        if (rpm is None) == (rps is None) or seek is None or sectors is None or not re.search(self._ASK, q):
+            return None
+        if re.search(r"整个磁道|整道|全部扇区|连续|多个扇区|最大寻道|最小寻道", q):
+            return None
+        p = Program()
+        if rpm is not None:
+            p.given("rpm", rpm.group(1), "转速", "转/分")
+        else:
+            p.given("rps", rps.group(1), "转速", "转/秒")
+        p.given("seek", seek.group(1), "平均寻道时间", "ms")
+        p.given("sectors", sectors.group(1) or sectors.group(2), "每磁道扇区数")
+        p.line("turn", "60 * 1000 / rpm" if rpm is not None else "1000 / rps", "旋转一周的时间", "ms")
+        p.line("latency", "turn / 2", "平均旋转延迟", "ms")
+        p.line("transfer", "turn / sectors", "一个扇区的传输时间", "ms")
+        p.line("answer", "seek + latency + transfer", "平均访问时间", "ms")
+        return p.source()

@@ -1,0 +1,204 @@
+"""Calculation programs written by rule (pipeline/ask/calc_rules.py): each rule on several phrasings
+of our own, each result worked by hand in the comment, run through ``calculate.solve`` (the sandbox
+and every grounding check); and questions a rule must not take (a datum missing or stated twice, a
+convention the wording does not settle)."""
+
+from __future__ import annotations
+
+import pytest
+from answer_helpers import make_hit
+
+from pipeline.ask import calc_rules, calculate
+from pipeline.llm.fake import FakeLlm
+
+pytestmark = pytest.mark.timeout(60)
+
+HITS = [make_hit(1, "计算方法见教材。")]
+
+# (rule, question, result, {step: value} also checked)
+CASES = [
+    # --- paging: page = addr // size, offset = addr % size, physical = block * size + offset
+    # 10000 // 4096 = 2, offset 10000 - 8192 = 1808; 3 * 4096 + 1808 = 14096
+    ("paging_address", "某系统页面大小为4KB，逻辑地址10000所在的页面被装入物理块3中，求对应的物理地址。", 14096,
+     {"page_no": 2, "offset": 1808}),
+    # 6000 // 2048 = 2 (the page stated), offset 6000 - 4096 = 1904; 9 * 2048 + 1904 = 20336
+    ("paging_address", "页面大小2KB，逻辑地址6000，页号2对应物理块号9，物理地址是多少？", 20336, {"offset": 1904}),
+    # a table: 3500 // 1024 = 3 → block 11, offset 3500 - 3072 = 428; 11 * 1024 + 428 = 11692
+    ("paging_address", "页面大小为1KB，页号0、1、2、3依次对应物理块号2、9、6、11，逻辑地址3500的物理地址是多少？", 11692,
+     {"page_no": 3, "block": 11}),
+    # the same table as pairs: 1500 // 1024 = 1 → block 9, offset 476; 9 * 1024 + 476 = 9692
+    ("paging_address", "页面大小1KB，页号0对应块号2，页号1对应块号9，页号2对应块号6，逻辑地址1500的物理地址是多少？", 9692,
+     {"block": 9}),
+    # a table of other pages, looked up in a loop: 7000 // 2048 = 3 → block 5, offset 856; 5 * 2048 + 856 = 11096
+    ("paging_address", "页面大小2KB，页表中页号1、3、4分别对应块号12、5、8，逻辑地址7000的物理地址是多少？", 11096,
+     {"block": 5, "offset": 856}),
+    # hex: 0x2A3C = 10812, // 4096 = 2, offset 10812 - 8192 = 2620; 5 * 4096 + 2620 = 23100
+    ("paging_address", "页面大小为4KB，逻辑地址0x2A3C，页表中该页对应的物理块号为5，求物理地址。", 23100, {"offset": 2620}),
+    ("paging_address", "页面大小为4KB，逻辑地址为2A3CH，页表中该页对应的物理块号为5，求物理地址。", 23100, {}),
+    # --- one-level page table in k pages: entries = k * page // entry, space = entries * page
+    # 2048 / 4 = 512 entries, 512 * 2048 = 1 MB (20 bits)
+    ("page_table_space", "页面大小为2KB，页表项大小为4B，一级页表只能装在一个页面内，进程最大逻辑地址空间是多少？", 1,
+     {"entries": 512, "addr_bits": 20}),
+    # two pages: 2 * 8192 / 8 = 2048 entries, 2048 * 8192 = 16 MB
+    ("page_table_space", "页的大小为8KB，每个页表项占8字节，若页表最多占用两个页面，逻辑地址空间最大为多少？", 16,
+     {"entries": 2048}),
+    # the exam's convention, one page: 4096 / 8 = 512, 512 * 4096 = 2 MB
+    ("page_table_space", "页面大小4KB，页表项大小8B，采用一级页表，最大逻辑地址空间是多少？", 2, {}),
+    # --- TLB: serial hit t + m, miss t + 2m; parallel miss 2m
+    # hit 120, miss 220: (90 * 120 + 10 * 220) / 100 = 130
+    ("tlb_access_time", "快表的访问时间为20ns，内存访问时间为100ns，快表命中率为90%，先访问快表，若未命中再访问内存中的页表，"
+     "求有效访问时间。", 130, {"miss_time": 220}),
+    # parallel: hit 52, miss 100: 0.98 * 52 + 0.02 * 100 = 52.96
+    ("tlb_access_time", "TLB访问时间2ns，主存存取时间50ns，TLB命中率0.98，快表与页表同时查找，平均访存时间是多少？", 52.96,
+     {"miss_time": 100}),
+    # units differ: 0.2 μs = 200 ns; hit 210, miss 410: (80 * 210 + 20 * 410) / 100 = 250
+    ("tlb_access_time", "查快表需要10ns，访问内存需要0.2μs，快表命中率80%，先查快表，未命中时再查内存中的页表，平均访问时间为多少？",
+     250, {"mem": 200}),
+    # --- disk: turn 60000 / rpm ms, latency half a turn, one sector turn / sectors
+    # 8 ms a turn: 8 + 4 + 8 / 400 = 12.02
+    ("disk_access_time", "磁盘转速为7500转/分，平均寻道时间为8ms，每磁道有400个扇区，读取一个扇区的平均时间是多少？", 12.02,
+     {"turn": 8, "latency": 4}),
+    # 100 r/s: 10 ms a turn: 5 + 5 + 10 / 200 = 10.05
+    ("disk_access_time", "磁盘转速为100r/s，平均寻道时间5ms，每个磁道分为200个扇区，访问一个扇区的平均访问时间是多少？", 10.05, {}),
+    # 6 ms a turn: 6 + 3 + 6 / 500 = 9.012
+    ("disk_access_time", "硬盘10000rpm，平均寻道时间6ms，每道500个扇区，平均存取时间是多少？", 9.012, {}),
+    # --- cache: offset log2(block), index log2(lines / ways), tag the rest
+    # 32 KB / 32 B = 1024 lines, / 4 = 256 sets: offset 5, set 8, tag 28 - 8 - 5 = 15
+    ("cache_address_split", "某计算机主存地址为28位，按字节编址，Cache容量为32KB，块大小为32B，采用4路组相联映射，"
+     "主存地址中标记、组号和块内地址分别是几位？", 15, {"answer_offset": 5, "sets": 256, "answer_index": 8}),
+    # 256 MB = 2^28; 128 lines of 64 B, direct: offset 6, line 7, tag 28 - 7 - 6 = 15
+    ("cache_address_split", "主存容量256MB，Cache有128行，每行64字节，直接映射，求主存地址的标记位数。", 15,
+     {"addr_bits": 28, "answer_index": 7}),
+    # fully associative: offset 4, tag 32 - 4 = 28 (512 lines, no line field)
+    ("cache_address_split", "32位地址，Cache数据区8KB，块大小16B，全相联映射，标记字段占多少位？", 28, {"lines": 512}),
+    # --- pipeline: (k + n - 1) * Δt
+    ("pipeline_time", "某5级流水线，每级时间为1ns，不考虑各种相关，执行100条指令所需时间是多少？", 104, {}),  # 104 * 1
+    ("pipeline_time", "流水线分为4个功能段，每个功能段用时10ns，无阻塞，完成50个任务共需多少时间？", 530, {}),  # 53 * 10
+    ("pipeline_time", "一条4段流水线，每段时间0.5μs，没有冲突，连续处理20条指令需要多长时间？", 11.5, {}),  # 23 * 0.5
+    # --- one frame on one link: bits / rate + distance / speed
+    # 2000 / 10^6 s = 2 ms, 1000 m / 2·10^8 m/s = 0.005 ms: 2.005 ms
+    ("frame_delay", "帧的长度为2000bit，数据率为1Mb/s，两站相距1km，传播速率为200000km/s，从开始发送到帧全部接收需要多少时间？",
+     2.005, {"transmit": 2}),
+    # 12000 bit / 10^8 = 120 μs, 100 m / 2·10^8 = 0.5 μs: 120.5 μs (under 1 ms: in μs)
+    ("frame_delay", "一个1500B的分组在100Mb/s的链路上传输，链路长度为100m，信号传播速度为2*10^8m/s，总时延是多少？",
+     120.5, {"propagate": 0.5}),
+    # 512 B = 4096 bit / 64 kb/s = 64 ms; 3000 km / 3·10^5 km/s = 10 ms: 74 ms
+    ("frame_delay", "512字节的帧，信道速率64kb/s，距离3000km，传播速率3×10^5km/s，从开始发送到接收完毕一共需要多长时间？", 74,
+     {"transmit": 64, "propagate": 10}),
+    # --- send windows: GBN 2^n - 1, SR 2^(n-1)
+    ("sliding_window", "采用3比特帧序号，后退N帧协议的最大发送窗口是多少？", 7, {}),
+    ("sliding_window", "序号用4位表示，选择重传协议中发送窗口最大为多少？", 8, {}),
+    ("sliding_window", "帧序号占5bit，GBN协议发送窗口最多多大？", 31, {}),
+    # --- Nyquist 2·W·log2(V), Shannon W·log2(1 + S/N)
+    ("nyquist_rate", "无噪声信道带宽为3kHz，采用16种码元状态，最大数据传输速率是多少？", 24, {"rate": 24000}),  # 2·3000·4
+    ("nyquist_rate", "按奈奎斯特定理，带宽4000Hz，信号有8个电平，最高数据速率为多少？", 24000, {}),  # 2·4000·3
+    # 30 dB = 1000: 3000 · log2(1001) = 29901.7 b/s
+    ("shannon_rate", "信道带宽为3kHz，信噪比为30dB，根据香农公式最大数据传输速率是多少？", 29.9017, {"snr": 1000}),
+    ("shannon_rate", "带宽1MHz，S/N=255，香农极限速率最大为多少？", 8, {}),  # 10^6 · log2(256) = 8 Mb/s
+    # --- binary trees: n0 = n2 + 1
+    ("binary_tree_counts", "某二叉树中度为2的结点有15个，度为1的结点有8个，则叶子结点有多少个？", 16, {"branches": 38}),
+    ("binary_tree_counts", "二叉树有35个叶子结点，度为1的结点数为12，总结点数是多少？", 81, {"n2": 34}),  # 35 + 12 + 34
+    # branches 5 + 2·10 = 25, 26 nodes, 26 - 5 - 10 = 11 leaves
+    ("binary_tree_counts", "一棵二叉树有10个度为2的结点、5个度为1的结点，它共有多少个结点？叶子结点有几个？", 11, {"answer_total": 26}),
+    ("complete_binary_tree", "一棵完全二叉树共有700个结点，它的叶子结点有多少个？", 350, {}),  # 700 - 350
+    ("complete_binary_tree", "具有64个结点的完全二叉树的深度为多少？", 7, {}),  # floor(log2 64) + 1
+    # 2^9 = 512 <= 1001 < 1024: 10 levels; 1001 - 500 = 501 leaves
+    ("complete_binary_tree", "含有1001个结点的完全二叉树有几层？叶结点有多少个？", 501, {"answer_height": 10}),
+    # --- simulations
+    ("binary_search_asl", "对长度为12的有序表进行折半查找，在等概率情况下查找成功的平均查找长度是多少？", 37 / 12, {}),
+    ("binary_search_asl", "7个关键字的有序顺序表，二分查找成功时的ASL为多少？", 17 / 7, {}),
+    ("crc_remainder", "要发送的数据为1101011011，采用CRC校验，生成多项式是G(x)=x^4+x+1，求余数。", "1110",
+     {"generator": "10011"}),
+    ("crc_remainder", "信息码1010001101，生成多项式对应的比特串为110101，CRC校验码是多少？要发送的码字是什么？",
+     "101000110101110", {"answer_check": "01110"}),
+    ("crc_remainder", "信息位为10110，G(x)=x^3+x+1，求CRC校验码。", "000", {}),  # 10110 = x·G(x)
+]
+
+
+@pytest.mark.parametrize("rule, question, result, steps", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
+    found = calc_rules.ruled(question)
+    assert found is not None and found[0] == rule, found
+    text, run, note = calculate.solve(question, [], HITS, FakeLlm([]))  # any model call fails the test
+    assert text is not None, f"{note}\n{found[1]}"
+    assert note == f"ok: by rule {rule}"
+    expected = result if isinstance(result, str) else pytest.approx(result, rel=1e-5)
+    assert run.result.value == expected
+    values = {s.name: s.value for s in run.steps}
+    for name, value in steps.items():
+        assert values[name] == (value if isinstance(value, str) else pytest.approx(value)), name
+    assert text.splitlines()[-2].startswith("答：")
+
+
+@pytest.mark.parametrize("question", [
+    "页面大小2KB，逻辑地址5000，物理地址是多少？",  # no block
+    "页面大小1KB，页号1对应块号8，逻辑地址2500对应的物理地址是多少？",  # 2500 is on page 2, not 1
+    "页面大小1KB，页号0、1、2对应块号3、7、9，逻辑地址5000的物理地址是多少？",  # page 4: not in the table
+    "页面大小为1KB，页面大小为2KB，逻辑地址5000所在的页放在物理块7，物理地址是多少？",  # two page sizes
+    "逻辑地址2500（十六进制），页面大小1KB，该页对应块号8，物理地址是多少？",  # hex without 0x or H
+    "页面大小4KB，页表项4B，采用二级页表，最大逻辑地址空间是多少？",  # two levels
+    "页面大小4KB，最大逻辑地址空间是多少？",  # no entry size
+    "快表访问时间10ns，内存访问时间100ns，快表命中率90%，平均访问时间是多少？",  # serial or parallel?
+    "快表和内存的访问时间分别为10ns和100ns，命中率90%，先查快表，平均访问时间是多少？",  # which time is which
+    "磁盘转速7200转/分，平均寻道时间8ms，平均访问时间是多少？",  # no sectors per track
+    "磁盘转速6000转/分，平均寻道时间5ms，每磁道100个扇区，连续读取整个磁道的时间是多少？",  # not one sector
+    "主存按字编址，地址32位，Cache容量16KB，块大小64B，直接映射，标记几位？",  # word addressing
+    "地址32位，Cache容量16KB，块大小64B，标记几位？",  # no mapping
+    "5段流水线，每段2ns，存在数据相关引起停顿，执行10条指令需要多少时间？",  # stalls
+    "5段流水线，每段2ns，执行10条指令，吞吐率和总时间各是多少？",  # throughput too
+    "一个1000字节的帧在10Mb/s的链路上发送，传播速率2×10^8m/s，总时延是多少？",  # no distance
+    "1000B的帧，速率10Mb/s，链路长2km，传播速率2×10^8m/s，发送完后等待确认帧，总时延是多少？",  # an acknowledgement
+    "采用3比特序号，GBN和选择重传的最大发送窗口各是多少？",  # two protocols
+    "信道带宽3kHz，信噪比30dB，采用16种码元状态，最大数据传输速率是多少？",  # both limits
+    "二叉树有20个叶子结点，度为2的结点有几个？",  # only the leaves (the 2 of 度为2 would be unused)
+    "三叉树有20个叶子结点、10个度为1的结点，共有多少个结点？",  # not binary
+    "完全二叉树第6层有8个叶子结点，最多有多少个结点？",  # not a node count
+    "对有序表做折半查找，查找成功的平均查找长度是多少？",  # no length
+    "长度为10的有序表折半查找，查找成功和不成功的平均查找长度各是多少？",  # the unsuccessful one too
+    "信息位101001，用CRC校验，余数是多少？",  # no generator
+    "信息位1011，生成多项式1101和10011，CRC余数是多少？",  # two generators
+    "页面大小1KB，逻辑地址2500和4000所在页分别放在物理块7和9，求物理地址。",  # two addresses
+    "FIFO和LRU有什么区别？",
+])
+def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
+    assert calc_rules.ruled(question) is None
+
+
+@pytest.mark.parametrize("question, unused", [
+    ("磁盘转速7200转/分，平均寻道时间8ms，每磁道500个扇区，控制器延迟0.2ms，读一个扇区的平均时间是多少？", "0.2"),
+    ("页面大小4KB，逻辑地址10000所在的页放在物理块3，进程共有16页，求物理地址。", "16"),
+])
+def test_a_ruled_program_that_leaves_a_given_number_unused_is_no_answer(question, unused):
+    """The checks of solve stand behind the rules: data the rule does not read mean another problem."""
+    assert calc_rules.ruled(question) is not None
+    text, _, note = calculate.solve(question, [], HITS, FakeLlm([]))
+    assert text is None and note == f"program: given numbers it does not use: {unused}"
+
+
+def test_two_rules_matching_is_no_program(monkeypatch):
+    class Always(calc_rules.Rule):
+        name = "always"
+
+        def match(self, q):
+            return "x = 1  # 一\nanswer = x + 1  # 二"
+
+    question = "采用3比特帧序号，后退N帧协议的最大发送窗口是多少？"
+    assert calc_rules.ruled(question)[0] == "sliding_window"
+    monkeypatch.setattr(calc_rules, "RULES", calc_rules.RULES + (Always(),))
+    assert calc_rules.ruled(question) is None
+
+
+def test_every_rule_is_named_and_documented():
+    names = [r.name for r in calc_rules.RULES]
+    assert len(set(names)) == len(names) and all(names)
+    assert all(type(r).__doc__ and len(type(r).__doc__) > 80 for r in calc_rules.RULES)
+
+
+def test_every_label_a_rule_writes_is_shown():
+    """Every comment is a label the render shows (≤16 characters, no digits), the result's included."""
+    for _, question, _, _ in CASES:
+        source = calc_rules.ruled_program(question)
+        labelled = calculate.comment_labels(source)
+        commented = {ln.split(" = ")[0] for ln in source.splitlines() if "#" in ln}
+        assert commented == set(labelled), (question, commented - set(labelled))
+        assert "answer" in labelled
