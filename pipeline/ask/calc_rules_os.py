@@ -127,7 +127,8 @@ class PageTableSpace(Rule):
         p = Program()
         p.in_base("page", size.group(1), size.group(2), SIZE, "页面大小", "B")
         p.given("entry", entry.group(1), "页表项大小", "B")
-        p.given("table_pages", table_pages, "页表所占页数")
+        # not stated: the exam's convention (a one-level page table fits in one page), said as such
+        p.given("table_pages", table_pages, "页表所占页数" if stated else "按惯例的页表页数")
         p.line("entries", "table_pages * page // entry", "页表项个数")
         divisor, unit = size_in_unit(space)
         if power_of_two(space):
