@@ -64,7 +64,10 @@ def unique(pattern: str | re.Pattern, text: str) -> Optional[re.Match]:
     """The match of ``pattern`` when every match in ``text`` states the same values and none goes on
     as a list of several; None when there is none, two that differ, or a list."""
     found = list(re.finditer(pattern, text))
-    if not found or len({_stated(m) for m in found}) != 1 or any(_MORE.match(text, m.end()) for m in found):
+    # a list goes on from a value (2500和4000, 1KB或2KB); after a noun (20个叶子结点、10个度为1的结点)
+    # the next number is another datum, and a second match of the same pattern is caught as differing
+    listed = any(_MORE.match(text, m.end()) and re.match(r"[0-9A-Za-z]", m.group(0)[-1:]) for m in found)
+    if not found or len({_stated(m) for m in found}) != 1 or listed:
         return None
     return found[0]
 

@@ -6,7 +6,8 @@ picks, for each of the two things the question contrasts (``entities.question_en
 B树与B+树), the passage sentence that best says what the question asks of it:
 
 1. a candidate names that thing and not the other (a sentence naming both is the answer's job, and
-   cannot be told apart by whose side it is on), as its subject: within ``SUBJECT_WITHIN`` characters
+   cannot be told apart by whose side it is on; a name includes the other names of the same thing
+   in the claim rules' ``names.same``: the question's 慢启动 is the book's 慢开始), as its subject: within ``SUBJECT_WITHIN`` characters
    of its start ("间接寻址是相对于直接寻址而言的…" is not 直接寻址's side), and says something of it
    (``MIN_PREDICATE`` characters besides the name: "1. 分页存储管理" is a list item, not a fact);
 2. its score is the share of the question's aspect words it holds (the question's terms without the
@@ -57,17 +58,19 @@ def sides(question: str, hits: list[Hit], rules, vocab=None) -> list[tuple[str, 
               if t not in _ASPECT_NOISE and not any(t.lower() in n or n in t.lower() for n in names)}
     total = sum(aspect.values())
     out: list[tuple[str, KeySentence]] = []
+    names_of = rules.names.also if getattr(rules, "names", None) is not None else (lambda n: [n])
     for thing, other in ((things[0], things[1]), (things[1], things[0])):
         best: Optional[tuple[float, str, Hit]] = None
+        mine, theirs = [n.lower() for n in names_of(thing)], [n.lower() for n in names_of(other)]
         for text, hit in keysentences.candidates(hits):
             low = _LEAD.sub("", normalise(text).lower())
-            at = low.find(thing.lower())
-            if at < 0 or at > SUBJECT_WITHIN or other.lower() in low or len(text) > MAX_CHARS:
+            said = next((n for n in mine if 0 <= low.find(n) <= SUBJECT_WITHIN), None)  # 慢启动 as 慢开始
+            if said is None or any(n in low for n in theirs) or len(text) > MAX_CHARS:
                 continue
-            if len(_CJK_OR_WORD.findall(low.replace(thing.lower(), ""))) < MIN_PREDICATE:
+            if len(_CJK_OR_WORD.findall(low.replace(said, ""))) < MIN_PREDICATE:
                 continue
             score = sum(w for t, w in aspect.items() if t.lower() in low) / total if total else 0.0
-            if re.search(rf"{re.escape(thing.lower())}\s*(?:是|指|就是|即)", low):
+            if re.search(rf"{re.escape(said)}\s*(?:是|指|就是|即)", low):
                 score += DEFINITION_BONUS
             if best is None or score > best[0]:
                 best = (score, text, hit)

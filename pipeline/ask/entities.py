@@ -76,7 +76,25 @@ def question_entities(question: str, rules: "ClaimRules") -> list[str]:
     left = m.group(1)
     tail = len(re.sub(r"^[A-Za-z][A-Za-z0-9+]*", "", left))  # Chinese chars after a Latin head: B树 → 1
     right = m.group(2) + m.group(3)[:tail] if m.group(2) else m.group(3)[: len(left)]
+    left, right = _as_named(left, right, m.group(3) if not m.group(2) else "", rules)
     return [left, right] if left.lower() != right.lower() and len(right) >= 2 else []
+
+
+def _as_named(left: str, right: str, right_text: str, rules: "ClaimRules") -> tuple[str, str]:
+    """The two things cut to the names the rules know, where they know one: a known name ending the
+    left side (控制中慢启动 → 慢启动) and one starting the right text (拥塞避免的区别: the length of the
+    left side would cut it to 拥塞避)."""
+    if getattr(rules, "names", None) is None:
+        return left, right
+    namer = rules.names.namer()
+    ends = [n for s, e, n in namer.find(left, headed=False) if e == len(left)]
+    if ends:
+        left = max(ends, key=len)
+    if right_text:
+        starts = [n for s, e, n in namer.find(right_text, headed=False) if s == 0]
+        if starts:
+            right = max(starts, key=len)
+    return left, right
 
 
 def clauses(text: str, rules: "ClaimRules") -> list[str]:

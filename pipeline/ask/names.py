@@ -34,6 +34,13 @@ class NameRules(StrictRules):
     listed: list[str] = []  # names with a polarity character or two: 慢启动, 高速缓存, 低级调度…
     domain_terms: bool = False  # pipeline/text/terms.txt counts too
     heads: list[str] = []  # "Prim算法", "拉链法": a word before one of these is a name (entities only)
+    same: list[list[str]] = []  # names of one thing: [慢启动, 慢开始] (a question's word, the book's word)
+
+    def also(self, name: str) -> list[str]:
+        """``name`` and the other names of the same thing (case-insensitive), ``name`` first."""
+        low = name.lower()
+        group = next((g for g in self.same if low in (x.lower() for x in g)), [])
+        return [name] + [x for x in group if x.lower() != low]
 
     def namer(self) -> "Namer":
         return _namer(tuple(self.listed), self.domain_terms, tuple(self.heads))

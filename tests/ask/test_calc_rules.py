@@ -202,3 +202,11 @@ def test_every_label_a_rule_writes_is_shown():
         commented = {ln.split(" = ")[0] for ln in source.splitlines() if "#" in ln}
         assert commented == set(labelled), (question, commented - set(labelled))
         assert "answer" in labelled
+
+
+def test_a_number_after_a_noun_is_another_datum_not_a_list():
+    """``20个叶子结点、10个度为1的结点``: the 、 joins two data, not two leaf counts (a list goes on
+    from a value: 逻辑地址2500和4000)."""
+    code = calculate.ruled_program("一棵二叉树有30个叶子结点、7个度为1的结点，它一共有多少个结点？")
+    assert code is not None and "30" in code and "7" in code
+    assert calculate.ruled_program("页面大小1KB，逻辑地址2500和4000对应块号8，物理地址是多少？") is None

@@ -56,3 +56,14 @@ def test_an_answer_that_tells_one_side_gets_both_sides_quoted_after_it():
     assert a.source == "llm" and contrast.HEAD in a.answer
     assert "外部碎片：外部碎片是指内存中还没有分配出去" in a.answer and hits[0].citation in a.answer
     assert "".join(streamed) == render(a)
+
+
+def test_a_side_may_be_named_as_the_book_names_it():
+    """The question says 慢启动, the passage 慢开始 (``names.same`` in the claim rules)."""
+    text = ("慢开始阶段每收到一个确认，拥塞窗口就增加一个报文段，窗口每个往返时间翻一番，呈指数增长。"
+            "拥塞避免阶段每经过一个往返时间拥塞窗口只增加一个报文段，窗口按线性规律缓慢增长。")
+    found = contrast.sides("慢启动和拥塞避免阶段拥塞窗口的增长有什么区别", _hits(text), RULES)
+    assert [t for t, _ in found] == ["慢启动", "拥塞避免"]
+    assert found[0][1].text.startswith("慢开始阶段") and found[1][1].text.startswith("拥塞避免阶段")
+    # without the synonym there is no 慢启动 side, so nothing (half a contrast is nothing)
+    assert contrast.sides("快启动和拥塞避免阶段拥塞窗口的增长有什么区别", _hits(text), RULES) == []
