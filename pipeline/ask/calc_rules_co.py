@@ -80,17 +80,17 @@ class CacheAddressSplit(Rule):
             p.line("lines", "cache // block", "Cache行数")
         else:
             p.given("lines", lines.group(1), "Cache行数")
-        p.line("answer_offset", "int(log2(block))", "块内地址位数")
+        p.line("answer_offset", "int(log2(block))", "块内地址位数（位）")
         if full:
-            p.line("answer", "addr_bits - answer_offset", "标记位数")
+            p.line("answer", "addr_bits - answer_offset", "标记位数（位）")
             return p.source()
         if direct:
-            p.line("answer_index", "int(log2(lines))", "行号位数")
+            p.line("answer_index", "int(log2(lines))", "行号位数（位）")
         else:
             p.given("ways", k, "每组行数")
             p.line("sets", "lines // ways", "组数")
-            p.line("answer_index", "int(log2(sets))", "组号位数")
-        p.line("answer", "addr_bits - answer_index - answer_offset", "标记位数")
+            p.line("answer_index", "int(log2(sets))", "组号位数（位）")
+        p.line("answer", "addr_bits - answer_index - answer_offset", "标记位数（位）")
         return p.source()
 
 

@@ -58,7 +58,7 @@ class HammingBits(Rule):
         bits = _DATA_BITS.findall(q)
         if not (re.search(r"海明|汉明|hamming", q, re.I) and "校验位" in q and len(set(bits)) == 1):
             return None
-        return f"data_bits = {bits[0]}  # 数据位数\nanswer = hamming_bits(data_bits)  # 校验位数"
+        return f"data_bits = {bits[0]}  # 数据位数\nanswer = hamming_bits(data_bits)  # 校验位数（位）"
 
 
 class BinarySearchAsl(Rule):

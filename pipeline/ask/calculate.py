@@ -247,9 +247,7 @@ def render(result: ProgramResult, labels: dict[str, str], citation: str) -> str:
         lines.append(f"结果：{named(r.name)} = {r.expression} = {valued(r)}" if r.name not in inputs
                      else f"结果：{named(r.name)} = {valued(r)}")
         concluded = [s for s in result.steps if s.name.startswith("answer_") and s.name != r.name] + [r]
-        # a count of bits is said with its unit (块内地址位数为6位): "6位" is how the exam writes it
-        said = [f"{names[s.name][0]}为{valued(s)}" + ("位" if names[s.name][0].endswith("位数") and not names[s.name][1] else "")
-                for s in concluded if s.name in names]
+        said = [f"{names[s.name][0]}为{valued(s)}" for s in concluded if s.name in names]
         if r.name in names:  # the conclusion as a sentence: 答：缺页次数为9。
             lines.append(f"答：{'，'.join(said)}。")
     lines.append(f"方法依据：{citation}")
