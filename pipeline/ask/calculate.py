@@ -36,7 +36,7 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
 6. shows the steps with their names and values and the result, each input named by its comment, a
    unit after the value when the comment ends with one of ``calc_text.UNITS`` (``# 页面大小（KB）``:
    ``page_kb（页面大小） = 2KB``), the conclusion as a sentence when the result is named (``答：物理地址为
-   15240。``; with every ``answer_…`` step: ``答：块内地址位数为6，行号位数为8，标记位数为18。``), and the
+   15240。``; with every ``answer_…`` step: ``答：块内地址位数为6位，行号位数为8位，标记位数为18位。``), and the
    passage the method comes from (the top key sentence's citation).
 
 When it gives no answer (None), the caller answers the usual way: nothing the program computed is
