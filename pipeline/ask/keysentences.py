@@ -61,8 +61,11 @@ _ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意�
 _INTRO = re.compile(r"(?:以下|如下|下列|几点|几个方面)[^。]{0,6}[。：:]?$|[：:]$")
 _TABLE_ROW = re.compile(r"^[^；。\n]{1,30}；[^；。\n]{1,30}[：:]")  # 查找方式；m阶B树：折半查找。…；m阶B+树：…
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
-_ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|目的|用来干|干什么用|意义")
-_STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用是|可将|把.{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
+# "为什么要设置缓冲区" asks what the buffer is for, as "缓冲区有什么用" does (not why in general:
+# "为什么四次挥手要等2MSL" wants a reason, which a 目的/作用 sentence need not give)
+_ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|目的|用来干|干什么用|意义|"
+                           r"(?:为什么|为何)要[^，,。？?]{0,16}?(?:设置|引入|采用|使用|设立|增设|提供)")
+_STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用(?:是|为|[:：])|可将|把.{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
 _LIST_AFTER = re.compile(r"[？?：:]\s*[(（]?1[)）.、．].*[(（]?2[)）.、．]", re.S)
 _OUTLINE_MARK = re.compile(r"[(（]?[一二三四五六七八九十]{1,2}[)）、.．]|[(（]?\d{1,2}[)）.、．](?!\d)")
 # an attribute stated of the heading's subject: "目的是：…", "其特点：…", "优点：…"

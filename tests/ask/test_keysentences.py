@@ -2,7 +2,7 @@
 
 from answer_helpers import make_hit
 
-from pipeline.ask.keysentences import joined_sentences, record_sentences, select
+from pipeline.ask.keysentences import _ASKS_PURPOSE, joined_sentences, record_sentences, select
 
 NOTES = ("折半查找又称二分查找。它要求线性表必须采用顺序存储结构，而且表中元素按关键字有序排列。"
          "折半查找的时间复杂度为O(log2n)。顺序查找适用于顺序表和链表。")
@@ -133,3 +133,19 @@ def test_an_outline_of_headings_says_nothing():
     keys = select("采用不同寻址方式的目的", [make_hit(1, syllabus, path=("考试大纲", "指令系统")),
                                       make_hit(2, notes, path=("指令系统", "寻址"))])
     assert keys[0].text == notes
+
+
+def test_why_set_up_something_asks_what_it_is_for():
+    """"为什么要设置缓冲区" is answered by the buffer's 作用, not by an exercise that merely names it."""
+    hits = [make_hit(1, "例题 在单用户计算机上，下列I/O操作中需要使用缓冲技术的是（）。",
+                     path=("设备管理习题", "缓冲区管理")),
+            make_hit(2, "缓冲区的作用：缓和CPU与I/O设备之间速度不匹配的矛盾，减少对CPU的中断频率。",
+                     path=("设备管理", "缓冲区管理"))]
+    keys = select("操作系统为什么要在CPU和I/O设备之间设置缓冲区？", hits)
+    assert keys[0].text.startswith("缓冲区的作用：缓和CPU与I/O设备之间速度不匹配")
+    assert keys[0].score >= 0.6  # CORE_MIN_SCORE: the core may stand as the answer
+
+
+def test_a_why_question_without_setting_up_is_not_a_purpose_question():
+    assert not _ASKS_PURPOSE.search("为什么四次挥手最后要等2MSL才关闭")
+    assert _ASKS_PURPOSE.search("为什么要引入快表")

@@ -63,3 +63,12 @@ def test_passage_coverage_needs_the_rare_words_together():
     assert max(passage_coverage(q, bm25, t) for t in apart) < 0.7  # … no single one does
     assert passage_coverage(q, bm25, docs["both"]) > 0.85  # all but 化: jieba splits 持久|化, and a lone character never counts as found
     assert passage_coverage("红烧肉怎么做", bm25, docs["both"]) == 0.0
+
+
+def test_spoken_fillers_are_not_an_unknown_topic():
+    """"快表是什么东西，里面存的是什么": 东西 and 里面 are no topic the material could lack."""
+    from pipeline.ask.retrieve import query_coverage
+
+    vocab = {"快表", "页表", "页表项", "存放"}
+    passages = ["快表是存放常用页表项的高速缓冲存储器。"]
+    assert query_coverage("快表是什么东西，里面存的是什么？", vocab, passages) == query_coverage("快表存的是什么？", vocab, passages)
