@@ -12,11 +12,11 @@
 3. **grounded core**: the 1–3 passage sentences that best cover the question (``keysentences``),
    streamed first when they are about the question (``core_answers``), so something true is on
    screen at once;
-4. **program**: a calculation question with its own data is answered by a program a sandbox runs,
-   shown with its steps (``calculate``): written by rule for a standard 408 calculation type
-   (``calc_rules``: page faults, paging addresses, TLB, cache fields, delays…), or by the model when
-   ``calc_model_programs``; only when every
-   number it uses is one the question gives; otherwise on to 5;
+4. **program**: a calculation question with its own data (its wording decides, not a weakly matched
+   choice record's type) is answered by a program a sandbox runs, shown with its steps (``calculate``):
+   written by rule for a standard 408 calculation type (``calc_rules``: page faults, paging addresses,
+   TLB, cache fields, delays…), or by the model when ``calc_model_programs``; only when every number it
+   uses is one the question gives; otherwise on to 5;
 5. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
@@ -279,7 +279,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
     program_note = None
-    if cfg.calc_programs and calculate.applies(question, kind, record, strong):
+    calc_kind = kind if strong else question_kind(question)  # a weak record's type (choice) is not the question's
+    if cfg.calc_programs and calculate.applies(question, calc_kind, record, strong):
         t_program, stats_before = time.perf_counter(), getattr(llm, "last_stats", None)
         try:
             text, program, program_note = calculate.solve(question, keys, hits, llm, model_programs=cfg.calc_model_programs,
@@ -295,7 +296,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             timings.update({f"program_{k}": v for k, v in llm_figures(llm).items()})
         if text is not None:
             emit(text)
-            return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
+            return done(Answer(**base, answer=text, refused=False, kind=calc_kind, key_sentences=keys, record=record,
                                core_shown=shown_core, source="program", program=program, conflicts=disclose()))
     rules = claimcheck.load_rules(cfg.rules_file)
     checker = claimcheck.Checker(hits, question, record=record, rules=rules, kind=kind)
@@ -362,7 +363,7 @@ def _ruled_past_gate(question: str, retrieval: Retrieval, cfg: AnswerConfig, voc
     sentence if it is about the question (:func:`core_answers`), else ``calculate.STANDARD_METHOD``
     (no citation rather than an unrelated passage's). None: the refusal stands."""
     record, strong = records.resolve(question, retrieval.hits, retrieval.exact_question)
-    if not calculate.passes_gate(question, question_kind(question, record), record, strong):
+    if not calculate.passes_gate(question, question_kind(question, record if strong else None), record, strong):
         return None
     keys = keysentences.select(question, retrieval.hits, vocab, cfg.key_sentences) if retrieval.hits else []
     keys = keys[:1] if core_answers(keys, retrieval) else []

@@ -85,3 +85,16 @@ def test_a_strong_past_paper_record_is_not_passed_by_rule():
     assert not calculate.passes_gate(DISK, "choice", None, False)  # a choice question is no calculation
     a = answer(DISK, _weak(record), FakeLlm([]))
     assert a.refused and a.source == "refusal"  # the gate's answer, as before: the record is not trusted weakly
+
+
+def test_a_weakly_matched_choice_record_does_not_make_a_ruled_calculation_a_choice():
+    """The top hit is another past-paper disk question (a paraphrase match, not strong): its type is the
+    record's; the question, with its own data and no options, is a calculation its rule computes."""
+    stem = ("2016年第21题（单项选择题）\n一块硬盘转速10000转/分，平均寻道时间6ms，磁盘控制器延迟为0.2ms，传输速率20MB/s，"
+            "读一个4KB扇区平均要多久\nA. 9ms\nB. 9.4ms\nC. 12ms\nD. 12.4ms\n答案：B\n解析：略。")
+    record = make_hit(1, stem, kind="question", year=2016, number=21, path=("2016年真题", "单项选择题"))
+    r = Retrieval(hits=[record], best_bm25=30.0, coverage=0.8, passage_coverage=0.6)
+    llm = FakeLlm([])  # any call fails the test
+    a = answer(DISK, r, llm)
+    assert a.source == "program" and a.kind == "calculation" and llm.calls == []
+    assert a.record is not None and not a.record.strong and a.program.result.value == pytest.approx(10.05)
