@@ -8,6 +8,8 @@ calibration + 20 held out, never looked at while the passage-coverage gate was s
     python -m bench refusal [--data /tmp/corpus] [--sweep]
 
 ``--sweep`` also tries neighbouring values of ``refuse_min_passage_coverage`` to show the trade-off.
+The last column is what ``answer()`` refuses (no model): the gate, less the calculation questions a rule of
+``calc_rules`` computes from their own data (issue 23), which pass it with their program.
 Writes bench/results/refusal.json. Retrieval only: ~10 s.
 """
 
@@ -18,7 +20,7 @@ import sys
 from pathlib import Path
 
 from bench.lib import common as c
-from pipeline.ask.answer import should_refuse
+from pipeline.ask.answer import answer, should_refuse
 from pipeline.ask.evaluate import read_questions
 from pipeline.ask.service import QueryService
 from pipeline.settings import load_settings
@@ -44,7 +46,8 @@ def main() -> None:
     args = ap.parse_args()
     c.setup()
     settings = load_settings(data_dir=args.data)
-    retriever = QueryService(settings).retriever()
+    service = QueryService(settings)
+    retriever, cfg = service.retriever(), service.answer_config()
     a = settings.ask
     sets = question_sets(args.qa)
     searched = {name: [(q, retriever.search(q, top_k=5)) for q in qs] for name, qs in sets.items()}
@@ -56,8 +59,10 @@ def main() -> None:
     rows = []
     for name, items in searched.items():
         out = [q for q, r in items if refused(r, a.refuse_min_passage_coverage)]
+        ruled = [q for q, r in items if q in out and not answer(q, r, None, cfg=cfg, vocab=retriever.bm25.vocab).refused]
         rows.append({"set": name, "n": len(items), "refused": len(out), "refused_questions": out,
-                     "passed_questions": [q for q, _ in items if q not in out]})
+                     "passed_questions": [q for q, _ in items if q not in out],
+                     "refused_after_rules": len(out) - len(ruled), "passed_by_rule": ruled})
     sweep = []
     if args.sweep:
         for mp in (0.25, 0.30, 0.35, 0.40, 0.45, 0.50):
@@ -65,9 +70,11 @@ def main() -> None:
                           **{name: sum(refused(r, mp) for _, r in items) for name, items in searched.items()}})
     print(f"thresholds: coverage {a.refuse_min_coverage}, bm25 {a.refuse_min_bm25}, passage coverage "
           f"{a.refuse_min_passage_coverage} (weak {a.refuse_min_passage_coverage_weak})")
-    print(f"{'set':<40}{'n':>4}{'refused':>9}")
+    print(f"{'set':<40}{'n':>4}{'refused':>9}{'after calc rules':>18}")
     for r in rows:
-        print(f"{r['set']:<40}{r['n']:>4}{r['refused']:>9}")
+        print(f"{r['set']:<40}{r['n']:>4}{r['refused']:>9}{r['refused_after_rules']:>18}")
+        for q in r["passed_by_rule"]:
+            print(f"    passed by a calculation rule: {q}")
         wrong, what = ((r["refused_questions"], "refused") if "answerable" in r["set"]
                        else (r["passed_questions"], "not refused"))
         for q in wrong:

@@ -4,17 +4,19 @@
 
 1. **refusal**: before anything else, when retrieval is weak (less than ``min_coverage`` of the
    question's content is matched in the top passages, the best BM25 score is below ``min_bm25``,
-   and no past-paper question matched);
+   and no past-paper question matched); except a calculation question a rule of ``calc_rules``
+   computes from its own data (``calc_programs``): its program is the answer, its method cited only
+   from a passage about the question, else named the standard one (:func:`_ruled_past_gate`);
 2. **record**: a question that resolves to a past-paper record (``records.resolve``) is answered
    with the booklet's 答案 and 解析 verbatim, with no LLM;
 3. **grounded core**: the 1–3 passage sentences that best cover the question (``keysentences``),
    streamed first when they are about the question (``core_answers``), so something true is on
    screen at once;
-4. **program**: a calculation question with its own data is answered by a program a sandbox runs,
-   shown with its steps (``calculate``): written by rule for a standard 408 calculation type
-   (``calc_rules``: page faults, paging addresses, TLB, cache fields, delays…), or by the model when
-   ``calc_model_programs``; only when every
-   number it uses is one the question gives; otherwise on to 5;
+4. **program**: a calculation question with its own data (its wording decides, not a weakly matched
+   choice record's type) is answered by a program a sandbox runs, shown with its steps (``calculate``):
+   written by rule for a standard 408 calculation type (``calc_rules``: page faults, paging addresses,
+   TLB, cache fields, delays…), or by the model when ``calc_model_programs``; only when every number it
+   uses is one the question gives; otherwise on to 5;
 5. **LLM** with the prompt for the question's kind (``prompts``), streamed sentence by sentence
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
@@ -244,6 +246,10 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             emit(f"\n{line}")
         return lines
     if should_refuse(retrieval, cfg.min_coverage, cfg.min_bm25, cfg.min_passage, cfg.min_passage_weak):
+        ruled = _ruled_past_gate(question, retrieval, cfg, vocab) if cfg.calc_programs else None
+        if ruled is not None:
+            emit(ruled.answer)
+            return done(ruled)
         emit(REFUSAL)  # with no LLM the answer field stays empty, as the CLI's --no-llm JSON has it
         return done(Answer(**base, answer=REFUSAL if llm is not None else None, refused=True, source="refusal",
                            note="retrieval found nothing relevant enough"))
@@ -273,7 +279,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
     program_note = None
-    if cfg.calc_programs and calculate.applies(question, kind, record, strong):
+    calc_kind = kind if strong else question_kind(question)  # a weak record's type (choice) is not the question's
+    if cfg.calc_programs and calculate.applies(question, calc_kind, record, strong):
         t_program, stats_before = time.perf_counter(), getattr(llm, "last_stats", None)
         try:
             text, program, program_note = calculate.solve(question, keys, hits, llm, model_programs=cfg.calc_model_programs,
@@ -289,7 +296,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             timings.update({f"program_{k}": v for k, v in llm_figures(llm).items()})
         if text is not None:
             emit(text)
-            return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
+            return done(Answer(**base, answer=text, refused=False, kind=calc_kind, key_sentences=keys, record=record,
                                core_shown=shown_core, source="program", program=program, conflicts=disclose()))
     rules = claimcheck.load_rules(cfg.rules_file)
     checker = claimcheck.Checker(hits, question, record=record, rules=rules, kind=kind)
@@ -348,6 +355,23 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if "[来源:" not in text and hits:
         text += "\n参考来源：" + " ".join(h.citation for h in hits[:2])
     return done(Answer(**common, answer=text, refused=False, source="llm", conflicts=disclose()))
+
+
+def _ruled_past_gate(question: str, retrieval: Retrieval, cfg: AnswerConfig, vocab=None) -> Optional[Answer]:
+    """A calculation question a rule computes from its own data although retrieval is weak
+    (``calculate.passes_gate``): its program, no model, no core; the method cited from the top key
+    sentence if it is about the question (:func:`core_answers`), else ``calculate.STANDARD_METHOD``
+    (no citation rather than an unrelated passage's). None: the refusal stands."""
+    record, strong = records.resolve(question, retrieval.hits, retrieval.exact_question)
+    if not calculate.passes_gate(question, question_kind(question, record if strong else None), record, strong):
+        return None
+    keys = keysentences.select(question, retrieval.hits, vocab, cfg.key_sentences) if retrieval.hits else []
+    keys = keys[:1] if core_answers(keys, retrieval) else []
+    text, program, note = calculate.solve(question, [], [], None,
+                                          citation=keys[0].citation if keys else calculate.STANDARD_METHOD)
+    return None if text is None else Answer(
+        question=question, hits=retrieval.hits, answer=text, refused=False, kind="calculation", record=record,
+        key_sentences=keys, source="program", program=program, note=f"{note}, past the weak-retrieval gate")
 
 
 # what a backend's ``last_stats`` says of its last call, as ``Answer.timings`` keys: token counts and the

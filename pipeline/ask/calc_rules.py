@@ -32,6 +32,7 @@ from pipeline.ask.calc_rules_sim import (
     CrcRemainder,
     HammingBits,
     HuffmanWpl,
+    LinearProbingHash,
     PageFaults,
 )
 from pipeline.ask.calc_text import Rule
@@ -39,7 +40,7 @@ from pipeline.ask.sentences import normalise
 
 RULES: tuple[Rule, ...] = (
     # simulations (pipeline/ask/simulations.py)
-    PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(),
+    PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(), LinearProbingHash(),
     # formulas
     PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(),
     CacheAddressSplit(), PipelineTime(),

@@ -20,14 +20,19 @@ RATE_UNIT = r"(Gb/s|Gbps|Gbit/s|Mb/s|Mbps|Mbit/s|kb/s|Kb/s|kbps|Kbps|kbit/s|b/s|
 BANDWIDTH = rf"带宽(?:为|是)?\s*{NUM}\s*(kHz|KHz|MHz|Hz)"
 
 
+RATE_DECIMALS = 2  # a limit with a logarithm is irrational (3000·log2(1001)): 29.9kb/s, not 29.9017kb/s
+
+
 def _rate_result(p: Program, expression: str, bandwidth_unit: str) -> None:
-    """The limit in b/s, then in the bandwidth's prefix: kHz gives kb/s, MHz Mb/s."""
+    """The limit in b/s, then in the bandwidth's prefix: kHz gives kb/s, MHz Mb/s; the answer rounded
+    to ``RATE_DECIMALS`` decimals in its unit (an exact limit, 24kb/s, is unchanged)."""
     shown, factor = FREQUENCY[bandwidth_unit]
     if factor:
         p.line("rate", expression, "最大数据传输速率", "b/s")
-        p.line("answer", f"rate / {factor}", "最大数据传输速率", {"kHz": "kb/s", "MHz": "Mb/s"}[shown])
+        p.line("answer", f"round(rate / {factor}, {RATE_DECIMALS})", "最大数据传输速率",
+               {"kHz": "kb/s", "MHz": "Mb/s"}[shown])
     else:
-        p.line("answer", expression, "最大数据传输速率", "b/s")
+        p.line("answer", f"round({expression}, {RATE_DECIMALS})", "最大数据传输速率", "b/s")
 
 
 class FrameDelay(Rule):

@@ -20,9 +20,12 @@ _NODE = r"(?:结点|节点)"
 
 class PageFaults(Rule):
     """缺页次数 of FIFO, LRU or OPT: one algorithm named, one reference string (5 numbers or more), one
-    frame count (3个物理块). The frames start empty and the cold misses count (simulations.py)."""
+    frame count (3个物理块). The frames start empty and the cold misses count (simulations.py). When
+    the question also asks the fault rate (缺页率), it is the faults over the references, as a fraction
+    (9/10) and a percentage rounded to 2 decimals."""
 
     name = "page_faults"
+    _RATE = r"缺页率|缺页中断率"
 
     def match(self, q: str) -> Optional[str]:
         algos = [name for name, p in _REPLACEMENT if p.search(q)]
@@ -30,8 +33,17 @@ class PageFaults(Rule):
         if "缺页" not in q or len(algos) != 1 or len(refs) != 1 or len(set(frames)) != 1:
             return None
         pages = ", ".join(re.findall(r"\d+", refs[0]))
-        return (f"pages = [{pages}]  # 页面访问串\nframes = {frames[0]}  # 物理块数\n"
-                f"answer = {algos[0]}(pages, frames)  # 缺页次数")
+        p = Program()
+        p.line("pages", f"[{pages}]", "页面访问串")
+        p.given("frames", frames[0], "物理块数")
+        if not re.search(self._RATE, q):
+            p.line("answer", f"{algos[0]}(pages, frames)", "缺页次数")
+            return p.source()
+        p.line("answer_faults", f"{algos[0]}(pages, frames)", "缺页次数")
+        p.line("refs", "len(pages)", "页面访问次数")
+        p.line("answer_rate", "fraction_text(answer_faults, refs)", "缺页率")
+        p.line("answer", "round(answer_faults / refs * 100, 2)", "缺页率", "%")
+        return p.source()
 
 
 class HuffmanWpl(Rule):
@@ -80,6 +92,85 @@ class BinarySearchAsl(Rule):
         return f"n = {int(n)}  # 元素个数\nanswer = binary_search_asl(n)  # 查找成功的平均查找长度"
 
 
+class LinearProbingHash(Rule):
+    """A hash table with open addressing by linear probing (线性探测): H(key) = key % p (H(key)=key mod
+    11, or 除留余数法 with 除数 p), table length m (表长13, or the addresses 0~12), one list of keys
+    inserted in the order given. Shown: the table after the inserts, each key's comparisons, the
+    successful ASL (their sum over the keys, as a fraction and rounded to 2 decimals), and when asked
+    (不成功, 失败) the unsuccessful ASL in the 408 convention named on its label: from each of the p
+    addresses the hash can give, comparisons up to the first empty slot, the one with the empty slot
+    counted, summed over p (simulations.linear_probe_misses; the label says 计空位比较, the program
+    divides by p). Another probing (二次探测, 链地址…), a load factor, a deletion, a hash of another form
+    (3·key % 7), p > m, or a full table with the unsuccessful ASL asked: no program. An ASL must be
+    asked (成功 or 不成功)."""
+
+    name = "linear_probing_hash"
+    # (the question is NFKC-normalised: its ，；？ are , ; ?)
+    _HASH = r"H\s*\(\s*(key|Key|KEY|k|K|x)\s*\)\s*=\s*\1\s*(?:%|mod|MOD|Mod)\s*(\d+)(?![\d.])(?!\s*[+\-*×/])"
+    # 除留余数法 named, its divisor stated: 除数为11, 除数p=11, p=11
+    _NAMED = r"除留余数法|H\s*\(\s*(\w+)\s*\)\s*=\s*\1\s*(?:%|mod|MOD)\s*p(?![A-Za-z])"
+    _DIVISOR = r"(?:除数|模数)\s*(?:p\s*)?(?:为|是|取|=)\s*(\d+)(?![\d.])|(?<![A-Za-z])p\s*=\s*(\d+)(?![\d.])"
+    _LENGTH = (r"(?:散列表|哈希表|Hash表|hash表)(?:的)?(?:长度|表长|长|大小|容量)(?:为|是|取|设为)?\s*(?:m\s*=\s*)?(\d+)(?![\d.])"
+               r"|表长(?:度)?(?:为|是|取)?\s*(?:m\s*=\s*)?(\d+)(?![\d.])"
+               r"|(?:长度|表长|大小)(?:为|是)?\s*(\d+)\s*的(?:散列表|哈希表|Hash表)")
+    _RANGE = r"(?:地址空间|地址范围|地址区间|散列地址)(?:为|是)?\s*[\[(]?\s*(0)\s*(?:~|-|—|到|至|\.\.)\s*(\d+)(?![\d.])"
+    _LIST = r"(\d+(?:\s*([,、])\s*\d+)(?:\s*\2\s*\d+)+)"
+    # the list after its name (关键字序列为13、24、35), or before the insert (将13,24,35依次插入)
+    _KEYS = (rf"(?:关键字|关键码|键值|序列|插入|元素|记录)[^,。;?\d]{{0,8}}?[{{(\[]?\s*{_LIST}",
+             rf"{_LIST}\s*[}})\]]?\s*(?:依次|按顺序|顺序|按序)?(?:插入|存入|放入|散列)")
+    _OTHER = r"二次探测|平方探测|二次探查|平方探查|链地址|拉链|链接法|双散列|再哈希法|伪随机|装填因子|装载因子|负载因子|删除|堆积"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(r"线性探测|线性探查", q) or re.search(self._OTHER, q):
+            return None
+        success = bool(re.search(r"(?<!不)成功", q))
+        fail = bool(re.search(r"不成功|失败", q))
+        if not (success or fail) or not re.search(r"平均查找长度|ASL", q, re.I):
+            return None
+        hashed, length, span = unique(self._HASH, q), unique(self._LENGTH, q), unique(self._RANGE, q)
+        stated = unique(self._DIVISOR, q) if re.search(self._NAMED, q) else None
+        if (hashed is None) == (stated is None) or (length is None and span is None):
+            return None  # no hash function, or two ways (H(key)=key%11 and 除数为11: one is enough)
+        lists = {m.group(1): m.span(1) for pattern in self._KEYS for m in re.finditer(pattern, q)}
+        if len(lists) != 1:
+            return None
+        (text, where), = lists.items()
+        data = [m for m in (hashed, stated, length, span) if m is not None]
+        if any(m.start() < where[1] and where[0] < m.end() for m in data):
+            return None  # the list runs into a datum: 表长11,13,24,35
+        keys = [int(k) for k in re.findall(r"\d+", text)]
+        divisor = hashed.group(2) if hashed else stated.group(1) or stated.group(2)
+        m = length.group(1) or length.group(2) or length.group(3) if length else str(int(span.group(2)) + 1)
+        if length and span and int(span.group(2)) + 1 != int(m):
+            return None
+        if len(set(keys)) != len(keys) or not 0 < int(divisor) <= int(m) or len(keys) > int(m):
+            return None
+        if fail and len(keys) == int(m):
+            return None  # a full table: an unsuccessful search meets no empty slot
+        p = Program()
+        p.line("keys", str(keys), "关键字序列")
+        if span:
+            p.given("first", span.group(1), "首地址")
+            p.given("last", span.group(2), "末地址")
+        if length:
+            p.given("m", m, "散列表长")
+        else:
+            p.line("m", "last - first + 1", "散列表长")
+        p.given("p", divisor, "散列函数的除数")
+        p.line("answer_table", "linear_probe_table(keys, m, p)", "从地址零起的散列表")
+        p.line("probes", "linear_probe_probes(keys, m, p)", "各关键字的比较次数")
+        p.line("found", "sum(probes)", "成功查找的比较次数之和")
+        p.line("n", "len(keys)", "关键字个数")
+        p.line("answer_success_fraction", "fraction_text(found, n)", "查找成功的平均查找长度")
+        p.line("answer_success" if fail else "answer", "round(found / n, 2)", "查找成功的平均查找长度")
+        if fail:
+            p.line("misses", "linear_probe_misses(keys, m, p)", "各散列地址的失败比较次数")
+            p.line("missed", "sum(misses)", "失败查找的比较次数之和")
+            p.line("answer_fail_fraction", "fraction_text(missed, p)", "计空位比较的查找失败ASL")
+            p.line("answer", "round(missed / p, 2)", "计空位比较的查找失败ASL")
+        return p.source()
+
+
 class CrcRemainder(Rule):
     """CRC 校验码 (the remainder) of info bits (信息位101001) for a generator given as a polynomial
     (G(x)=x^3+x^2+1: evaluated at x = 2, its bit string) or as bits (生成多项式1101): mod-2 division of
@@ -90,9 +181,12 @@ class CrcRemainder(Rule):
     _INFO = r"(?:信息位|信息码|信息|数据位|数据|报文|帧)(?:比特串|位串|序列|串)?(?:为|是)?[:：]?\s*([01]{2,})(?![0-9])"
     _POLY = r"G\s*\(\s*x\s*\)\s*=\s*(x[x0-9^+\s]*)"
     _GEN_BITS = r"(?:生成多项式|生成码|除数)(?:对应的)?(?:比特串|位串|代码)?(?:为|是)?[:：]?\s*([01]{2,})(?![0-9])"
-    # the sent bits asked (not 要发送的数据为…, which states the info bits)
-    _SENT = (r"(?:(?:发送|发出|传输|传送)(?:出去)?的[^，。？]{0,6}(?:比特串|位串|码字|帧|序列)|码字|实际[^，。？]{0,10})"
-             r"(?:是|为)?(?:什么|多少)")
+    # the sent bits named: 实际发送的比特串, 发出去的帧, 加上校验码后的数据, 码字 …
+    _SENT = (r"(?:发送|发出|传输|传送|发)(?:出去|出)?的[^,。?;\d]{0,6}?(?:比特串|位串|比特序列|码字|帧|数据|序列|报文|信息)"
+             r"|(?:加上|添加|附加|拼接|加入)[^,。?;\d]{0,10}?后的[^,。?;\d]{0,4}?(?:比特串|位串|码字|帧|数据|序列|报文)"
+             r"|码字|实际发送")
+    # …followed by bits: a datum (要发送的数据为1101011011, 发送的信息位是101001), not what is asked
+    _STATED = r"[^,。?;\d]{0,4}?(?:为|是|:)?\s*[01]{2,}"
 
     def match(self, q: str) -> Optional[str]:
         if not re.search(r"CRC|循环冗余", q, re.I) or not re.search(r"余数|校验码|校验位|冗余码|FCS", q):
@@ -112,7 +206,7 @@ class CrcRemainder(Rule):
         p = Program()
         p.line("info", f'"{info.group(1)}"', "信息位")
         p.line("generator", generator, "生成多项式的比特串")
-        if re.search(self._SENT, q):
+        if any(not re.match(self._STATED, q[m.end():]) for m in re.finditer(self._SENT, q)):
             p.line("answer_check", "crc_remainder(info, generator)", "CRC校验码")
             p.line("answer", "info + answer_check", "发送的比特串")
         else:

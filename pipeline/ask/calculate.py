@@ -8,7 +8,7 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
    rule recognises) and is not a past-paper record (a record is answered from its booklet);
 2. writes the program by rule when one rule of :mod:`pipeline.ask.calc_rules` recognises the
    question and every datum it needs is stated exactly once (:func:`ruled_program`: page faults,
-   Huffman WPL, Hamming check bits, binary-search ASL, CRC; paging address translation, the largest
+   Huffman WPL, Hamming check bits, binary-search ASL, CRC, linear-probing hash tables; paging address translation, the largest
    logical address space, TLB access time, disk access time, cache address fields, pipeline time,
    frame delay, send windows, Nyquist and Shannon limits, binary-tree node counts), else, with
    ``model_programs`` (``EXAMRAG_CALC_MODEL_PROGRAMS``, off by default: on our own set the model's
@@ -37,7 +37,10 @@ repeats steps, asked for a program it writes named quantities (``page = 1024  # 
    unit after the value when the comment ends with one of ``calc_text.UNITS`` (``# 页面大小（KB）``:
    ``page_kb（页面大小） = 2KB``), the conclusion as a sentence when the result is named (``答：物理地址为
    15240。``; with every ``answer_…`` step: ``答：块内地址位数为6位，行号位数为8位，标记位数为18位。``), and the
-   passage the method comes from (the top key sentence's citation).
+   passage the method comes from (the top key sentence's citation), or, for a question answered by
+   rule although retrieval was weak (:func:`passes_gate`) with no passage about it, ``STANDARD_METHOD``:
+   no citation rather than an unrelated passage's. One quantity given two ways (``answer_rate`` 9/10
+   and ``answer`` 90%, both 缺页率) is said once: ``缺页率为9/10 = 90%``.
 
 When it gives no answer (None), the caller answers the usual way: nothing the program computed is
 shown. The numbers a shown program prints are all inputs from the question or computed from them by
@@ -57,7 +60,7 @@ from pipeline.ask.calc_rules import ruled
 from pipeline.ask.calc_text import UNITS
 from pipeline.ask.program import run_program
 from pipeline.ask.sentences import normalise, strip_citations
-from pipeline.ask.simulations import SIMULATIONS
+from pipeline.ask.simulations import FORMATTERS, SIMULATIONS
 from pipeline.models import Hit, KeySentence, ProgramResult, ProgramStep, RecordAnswer
 
 MIN_GIVEN = 2  # numbers the question must give: "UDP首部几个字节" is a lookup, not a calculation
@@ -72,6 +75,8 @@ SCHEMA = {"type": "object", "additionalProperties": False, "required": ["lines"]
 # 1 B = 8 bit, 2 for binary logarithms and halving, 10 for decimal, 60 for minutes, 100 for percent)
 UNIT_CONSTANTS = {0.0, 1.0, 2.0, 8.0, 10.0, 60.0, 100.0, 1000.0, 1024.0, 1e6, 1e9, 1048576.0, 1073741824.0}
 HEAD = "计算（由程序算出；已知量都取自题目）："
+# the method's source when no passage retrieved is about the question: said so, nothing cited
+STANDARD_METHOD = "408 考题的标准解法（资料中没有检索到讲这一方法的段落，未引用）"
 LABEL_CHARS = 16  # of a comment shown as an input's name; longer is prose, not a name
 
 PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算代码，不要解释，不要输出其他文字。
@@ -247,30 +252,46 @@ def render(result: ProgramResult, labels: dict[str, str], citation: str) -> str:
         lines.append(f"结果：{named(r.name)} = {r.expression} = {valued(r)}" if r.name not in inputs
                      else f"结果：{named(r.name)} = {valued(r)}")
         concluded = [s for s in result.steps if s.name.startswith("answer_") and s.name != r.name] + [r]
-        said = [f"{names[s.name][0]}为{valued(s)}" for s in concluded if s.name in names]
+        said: list[list[str]] = []  # [name, value, value…]: one quantity given two ways is said once (9/10 = 90%)
+        for s in concluded:
+            if s.name not in names:
+                continue
+            if said and said[-1][0] == names[s.name][0]:
+                said[-1].append(valued(s))
+            else:
+                said.append([names[s.name][0], valued(s)])
         if r.name in names:  # the conclusion as a sentence: 答：缺页次数为9。
-            lines.append(f"答：{'，'.join(said)}。")
+            lines.append("答：" + "，".join(f"{name}为{' = '.join(values)}" for name, *values in said) + "。")
     lines.append(f"方法依据：{citation}")
     return "\n".join(lines)
 
 
 def simulated(source: str) -> bool:
     """Whether the program's result is a maintained simulation's (its last statement calls one;
-    ``to_bits`` only writes a number in binary)."""
+    ``to_bits`` and ``fraction_text`` only write a value another way)."""
     try:
         last = ast.parse(source).body[-1]
     except (SyntaxError, IndexError):
         return False
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in SIMULATIONS
-               and n.func.id != "to_bits" for n in ast.walk(last))
+               and n.func.id not in FORMATTERS for n in ast.walk(last))
+
+
+def passes_gate(question: str, kind: str, record: Optional[RecordAnswer], strong: bool) -> bool:
+    """Whether a calculation question may be answered although retrieval is weak (the refusal gate,
+    ``answer.should_refuse``): a rule writes its program from the question's own data, so the passages
+    add only the method's citation. Not a past-paper record (answered from its booklet), not a question
+    no rule recognises (a model-written program needs the method from the passages)."""
+    return kind == "calculation" and not (record is not None and strong) and ruled(question) is not None
 
 
 def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model_programs: bool = False,
-          formulas: bool = False,
-          cancel: Optional[threading.Event] = None) -> tuple[Optional[str], Optional[ProgramResult], str]:
+          formulas: bool = False, cancel: Optional[threading.Event] = None,
+          citation: Optional[str] = None) -> tuple[Optional[str], Optional[ProgramResult], str]:
     """(the answer text or None, the run, why not / "ok" / "ok: by rule").
-    See the module docstring."""
-    if not (keys or hits):
+    See the module docstring. ``citation`` replaces the top key sentence's as the method's source
+    (``STANDARD_METHOD`` when no passage is about the question)."""
+    if citation is None and not (keys or hits):
         return None, None, "no passage gives a method"
     found = ruled(question)
     rule, code = found if found else (None, None)
@@ -298,7 +319,7 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
         return None, result, "program: given numbers it does not use: " + ", ".join(missing[:5])
     if rule is None and not formulas and not simulated(code):
         return None, result, "program: a formula, not a maintained simulation, is not shown (EXAMRAG_CALC_FORMULAS)"
-    citation = keys[0].citation if keys else hits[0].citation
+    citation = citation or (keys[0].citation if keys else hits[0].citation)
     return render(result, comment_labels(code), citation), result, f"ok: by rule {rule}" if rule else "ok"
 
 

@@ -247,12 +247,13 @@ class QueryService:
 
     def needs_llm(self, found: Retrieved) -> bool:
         """Whether answering ``found`` would call the LLM: not when none is available, nor for a
-        past-paper record or a refusal (both decided before the model would speak)."""
+        past-paper record, a refusal or a calculation computed by rule past the weak-retrieval gate
+        (all decided before the model would speak)."""
         if self.llm() is None:
             return False
         preview = compose_answer(found.standalone, found.retrieval, None, cfg=self.answer_config(),
                                  vocab=found.retriever.bm25.vocab)
-        return preview.source not in NO_GENERATION
+        return preview.source not in NO_GENERATION + ("program",)
 
     def _without_loading(self, found: Retrieved, on_token: Optional[Callable[[str], None]]) -> Optional[Answer]:
         """The answer when it is decided before the model would speak (a past-paper record, a refusal, a

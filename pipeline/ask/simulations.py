@@ -13,14 +13,20 @@ Conventions, chosen so that each answer is unambiguous:
 - ``hamming_bits``: check bits for single-error correction (not the SEC-DED extra parity bit);
 - ``linear_probe``: keys inserted in the given order into an empty table of ``m`` slots with
   ``H(k) = k % mod`` (``mod`` defaults to ``m``) and probes ``(H(k) + i) % m``; the result is the
-  average number of key comparisons of a successful search. The unsuccessful one is left out: books
-  differ on whether the comparison with the empty slot counts and on averaging over ``mod`` or ``m``;
+  average number of key comparisons of a successful search. ``linear_probe_table`` is the table after
+  the inserts (``EMPTY`` for a free slot), ``linear_probe_probes`` each key's comparisons in the order
+  given. ``linear_probe_misses`` is the unsuccessful search from each of the ``mod`` addresses the hash
+  can give, in the 408 convention (books differ): probes up to the first empty slot, the comparison
+  with the empty slot counted (an empty home slot costs 1); a full table has no empty slot to stop at
+  and is refused;
 - ``binary_search_asl``: the textbook's decision tree over positions 1..n with ``mid = (low + high) // 2``
   (the lower middle), every element equally likely; a search for the element at depth d compares d keys;
 - ``crc_remainder``: bit strings (``"101001"``, so leading zeros stay), the remainder of the info bits
   followed by as many zeros as the generator's degree, divided mod 2 (XOR, no carries) by the generator.
   ``to_bits(n)`` writes a number in binary: a polynomial evaluated at x = 2 is its bit string
   (``to_bits(2 ** 3 + 2 ** 2 + 1)`` is ``"1101"`` for x^3+x^2+1).
+- ``fraction_text(9, 10)`` writes a ratio of two counts as ``"9/10"`` (a fault rate, an ASL's sum over
+  its count), beside its decimal value.
 """
 
 from __future__ import annotations
@@ -123,8 +129,11 @@ def huffman_wpl(weights: Sequence[float]) -> float | int:
     return total
 
 
-def linear_probe(keys: Sequence[int], m: int, mod: Optional[int] = None) -> float:
-    """Average successful search length (key comparisons) of linear probing; see the module docstring."""
+EMPTY = "空"  # a free slot of a hash table as shown
+
+
+def _probe_inserts(keys: Sequence[int], m: int, mod: Optional[int]) -> tuple[list[Optional[int]], list[int], int]:
+    """(the table, each key's comparisons, mod) after inserting ``keys`` in order with linear probing."""
     keys = _int_list(keys, "keys")
     m = _positive_int(m, "m", MAX_TABLE)
     mod = m if mod is None else _positive_int(mod, "mod", m)
@@ -133,14 +142,57 @@ def linear_probe(keys: Sequence[int], m: int, mod: Optional[int] = None) -> floa
     if not keys or len(keys) > m:
         raise ValueError(f"{len(keys)} keys do not fit a table of {m} slots (need 1 to {m})")
     table: list[Optional[int]] = [None] * m
-    comparisons = 0
+    probes = []
     for key in keys:
-        slot, probes = key % mod, 1
+        slot, n = key % mod, 1
         while table[slot] is not None:
-            slot, probes = (slot + 1) % m, probes + 1
+            slot, n = (slot + 1) % m, n + 1
         table[slot] = key
-        comparisons += probes  # finding it later retraces exactly these probes
-    return comparisons / len(keys)
+        probes.append(n)  # finding it later retraces exactly these probes
+    return table, probes, mod
+
+
+def linear_probe(keys: Sequence[int], m: int, mod: Optional[int] = None) -> float:
+    """Average successful search length (key comparisons) of linear probing; see the module docstring."""
+    _, probes, _ = _probe_inserts(keys, m, mod)
+    return sum(probes) / len(probes)
+
+
+def linear_probe_table(keys: Sequence[int], m: int, mod: Optional[int] = None) -> list:
+    """The table after inserting ``keys`` in order, slot 0 first: a key, or ``EMPTY``."""
+    table, _, _ = _probe_inserts(keys, m, mod)
+    return [EMPTY if k is None else k for k in table]
+
+
+def linear_probe_probes(keys: Sequence[int], m: int, mod: Optional[int] = None) -> list[int]:
+    """Each key's comparisons when it is searched for (as when it was inserted), in the order given."""
+    _, probes, _ = _probe_inserts(keys, m, mod)
+    return probes
+
+
+def linear_probe_misses(keys: Sequence[int], m: int, mod: Optional[int] = None) -> list[int]:
+    """Comparisons of an unsuccessful search starting at each address 0..mod-1, up to and counting the
+    first empty slot (the module docstring's convention)."""
+    table, _, mod = _probe_inserts(keys, m, mod)
+    if None not in table:
+        raise ValueError("a full table has no empty slot: an unsuccessful search never stops")
+    out = []
+    for start in range(mod):
+        slot, n = start, 1
+        while table[slot] is not None:
+            slot, n = (slot + 1) % m, n + 1
+        out.append(n)
+    return out
+
+
+def fraction_text(numerator: int, denominator: int) -> str:
+    """``"9/5"``: a ratio as the exam writes it, not reduced (the counts stay visible)."""
+    for v, what in ((numerator, "numerator"), (denominator, "denominator")):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{what} must be an integer, not {type(v).__name__}")
+    if denominator <= 0 or numerator < 0:
+        raise ValueError(f"fraction_text() takes a count over a positive count, not {numerator}/{denominator}")
+    return f"{numerator}/{denominator}"
 
 
 def hamming_bits(data_bits: int) -> int:
@@ -201,5 +253,8 @@ def to_bits(n: int) -> str:
     return format(n, "b")
 
 
-SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, hamming_bits,
-                                       binary_search_asl, crc_remainder, to_bits)}
+SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, linear_probe_table,
+                                       linear_probe_probes, linear_probe_misses, hamming_bits, binary_search_asl,
+                                       crc_remainder, to_bits, fraction_text)}
+# what only writes a value another way (a number in binary, a ratio as a fraction): no simulation's result
+FORMATTERS = frozenset({"to_bits", "fraction_text"})

@@ -149,3 +149,36 @@ def test_every_simulation_is_callable_by_the_sandbox():
     from pipeline.ask.simulations import SIMULATIONS
 
     assert set(SIMULATION_FUNCTIONS) == set(SIMULATIONS)
+
+
+def test_linear_probe_table_probes_and_misses_by_hand():
+    from pipeline.ask.simulations import EMPTY, linear_probe_misses, linear_probe_probes, linear_probe_table
+
+    # m = 13, H = k % 13: 26→0 (1); 39→0 taken→1 (2); 14→1 taken→2 (2); 1→1,2 taken→3 (3); 27→1..3 taken→4 (4)
+    keys = [26, 39, 14, 1, 27]
+    assert linear_probe_table(keys, 13) == [26, 39, 14, 1, 27] + [EMPTY] * 8
+    assert linear_probe_probes(keys, 13) == [1, 2, 2, 3, 4] and linear_probe(keys, 13) == pytest.approx(12 / 5)
+    # unsuccessful from 0: slots 0-4 full, 5 empty: 6 comparisons; from 1: 5; 2: 4; 3: 3; 4: 2; 5-12: 1 each
+    assert linear_probe_misses(keys, 13) == [6, 5, 4, 3, 2] + [1] * 8
+
+
+def test_linear_probe_misses_over_the_hash_addresses_only_and_wrapping():
+    from pipeline.ask.simulations import EMPTY, linear_probe_misses, linear_probe_table
+
+    # m = 8, H = k % 7: 9→2 (1); 16→2 taken→3; 2→4; 23→5; 5→5 taken→6; 12→5,6 taken→7
+    keys = [9, 16, 2, 23, 5, 12]
+    assert linear_probe_table(keys, 8, 7) == [EMPTY, EMPTY, 9, 16, 2, 23, 5, 12]
+    # from 2: slots 2..7 full, wraps to 0 (empty): 7 comparisons; from 3: 6 … from 6: 3; 0 and 1 empty: 1 each;
+    # address 7 is no start (H gives 0..6)
+    assert linear_probe_misses(keys, 8, 7) == [1, 1, 7, 6, 5, 4, 3]
+    with pytest.raises(ValueError):
+        linear_probe_misses([1, 2, 3], 3)  # a full table: an unsuccessful search never meets an empty slot
+
+
+def test_fraction_text_keeps_the_counts():
+    from pipeline.ask.simulations import fraction_text
+
+    assert fraction_text(9, 12) == "9/12" and fraction_text(0, 5) == "0/5"
+    for bad in ((1, 0), (-1, 4), (1.5, 2), (True, 2)):
+        with pytest.raises((TypeError, ValueError)):
+            fraction_text(*bad)
