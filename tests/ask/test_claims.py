@@ -149,6 +149,10 @@ def test_user_rules_can_add_a_polarity_pair(tmp_path):
     ("流量控制和拥塞控制有啥不一样", ["流量控制", "拥塞控制"]),
     ("B树和B+树查找方式有什么不同？", ["B树", "B+树"]),
     ("邮件的发送和读取分别用什么协议", ["发送", "读取"]),
+    ("用拉链法解决冲突和用开放定址法解决冲突有何不同", ["拉链法", "开放定址法"]),  # the names, not the clause
+    ("直接寻址和一次间接寻址哪个快", ["直接寻址", "一次间接寻址"]),  # up to the left side's head
+    ("进程同步和进程互斥是什么关系", ["进程同步", "进程互斥"]),  # two kinds of 进程, whole
+    ("同步定时和异步定时谁更快", ["同步定时", "异步定时"]),
     ("折半查找的时间复杂度是多少", []),
 ])
 def test_question_entities(question, entities):
