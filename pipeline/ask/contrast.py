@@ -53,7 +53,8 @@ MAX_HALF_ROWS = 1  # rows with one side 资料未说明: a question's aspect the
 EXERCISE_RANKS = 5  # an exercise section's passage (…习题 › …) ranks as if this much lower: its analysis
 # argues one problem's numbers, the notes state the general fact
 _EXERCISE = re.compile(r"习题|练习|例题")
-_CONTRAST = re.compile(r"区别|区分|不同|差别|差异|异同|有何不同|不一样|比较|相比|对比|分别|各自|哪个|哪一个|哪种")
+# the words that make a question with two named things a contrast (比较 not as in 比较次数)
+_CONTRAST = re.compile(r"区别|区分|不同|差别|差异|异同|有何不同|不一样|比较(?!次)|相比|对比|分别|各自|哪个|哪一个|哪种")
 # words two facts often share that name no aspect
 _LABEL_NOISE = {"进行", "使用", "采用", "通过", "需要", "可以", "如果", "因此", "所以", "就是", "没有", "每个", "一种", "这样"}
 _GLUE = FUNCTION_CHARS | set("个次种棵位条块几各")
@@ -62,8 +63,12 @@ _ASPECT_NOISE = {"区别", "区分", "不同", "差别", "差异", "异同", "�
 
 
 def contrasted(question: str, rules) -> list[str]:
-    """The two things a contrast question names, else []."""
-    return question_entities(question, rules) if _CONTRAST.search(question) else []
+    """The two things a contrast question names, else [] (also for a list of more: 中继器、集线器、网桥、
+    路由器里哪个…, where a table of the first two would answer nothing)."""
+    things = question_entities(question, rules) if _CONTRAST.search(question) else []
+    if len(things) == 2 and re.search(re.escape(things[1]) + r"\s*、\s*[^\W\d]", normalise(question), re.I):
+        return []
+    return things
 
 
 def aspect_terms(question: str, things: list[str], vocab=None) -> dict[str, float]:
@@ -148,7 +153,7 @@ class _Rows:
     def _label_row(self, term: str) -> bool:
         """A full row whose facts both hold the word takes it into its label."""
         row = next((r for r in self.rows if all(f is not None and _holds(f, term) for f in r[1])), None)
-        if row is not None and term not in row[0]:
+        if row is not None and not any(term.lower() in w.lower() for w in row[0]):
             row[0].append(term)
         return row is not None
 
@@ -163,12 +168,17 @@ class _Rows:
                        for side in (0, 1)]
             pairs = [(a, b) for a in holding[0] for b in holding[1]]
             if pairs:
-                a, b = max(pairs, key=lambda p: (self._together(*p), -len(p[0].text) - len(p[1].text)))
-                self._add([term], [a, b])
+                a, b = max(pairs, key=lambda p: (self._together(*p, term), -len(p[0].text) - len(p[1].text)))
+                own = a.field and _key(a.field) == _key(b.field) and term.lower() in _key(a.field)
+                self._add([a.field] if own else [term], [a, b])  # 查找方式, the row's own word for it
 
-    def _together(self, a: Fact, b: Fact) -> float:
-        bonus = FIELD_BONUS if a.field and _key(a.field) == _key(b.field) else \
-            PASSAGE_BONUS if a.hit.chunk_id == b.hit.chunk_id else 0.0
+    def _together(self, a: Fact, b: Fact, term: str) -> float:
+        """Two facts' scores, more when the material sets them side by side; most when the word is
+        the table row's own aspect (查找方式；B树：…；B+树：…), not a word in its cells."""
+        same_field = bool(a.field) and _key(a.field) == _key(b.field)
+        bonus = FIELD_BONUS if same_field else PASSAGE_BONUS if a.hit.chunk_id == b.hit.chunk_id else 0.0
+        if same_field and term.lower() in _key(a.field):
+            bonus += FIELD_BONUS
         return self._score(a) + self._score(b) + bonus
 
     def fields(self) -> None:

@@ -77,7 +77,7 @@ class Fact:
 
     side: int
     text: str
-    hit: Hit
+    hit: Optional[Hit]  # None for a fact of an answer's sentence (said_of)
     sentence: int  # index of its sentence among all read (facts of one sentence share it)
     words: frozenset = field(default_factory=frozenset)  # its subject words, the sides' names left out
     defines: bool = False  # it opens with the side's name and says what it is ("内部碎片是指…")
@@ -213,16 +213,27 @@ def sentences(hits: list[Hit]) -> list[tuple[str, Hit, bool]]:
 def facts(things: list[str], hits: list[Hit], rules) -> list[Fact]:
     """Every fact the passages state of one side (see the module docstring)."""
     sides = _Sides(things, rules)
+    return _facts(sentences(hits), sides, {h.chunk_id: sides.titled(h) for h in hits})
+
+
+def said_of(things: list[str], text: str, rules) -> list[Fact]:
+    """The facts one text (an answer's sentence) states of each side, by the same rules (no passage:
+    ``hit`` is None)."""
+    units = [(s, None, False) for line in text.split("\n") for s in split_sentences(line, semicolon=False)]
+    return _facts(units, _Sides(things, rules), {})
+
+
+def _facts(units, sides: "_Sides", heading: dict) -> list[Fact]:
     out: list[Fact] = []
-    heading = {h.chunk_id: sides.titled(h) for h in hits}
     last: tuple[Optional[str], Optional[int]] = (None, None)  # (passage, side) the sentence before ended on
-    for i, (sentence, hit, row) in enumerate(sentences(hits)):
+    for i, (sentence, hit, row) in enumerate(units):
+        chunk_id = hit.chunk_id if hit is not None else None
         if row:
             out += _row_facts(sentence, hit, i, sides)
             last = (None, None)
             continue
-        subject, start, pos = heading.get(hit.chunk_id), 0, 0
-        if last[0] == hit.chunk_id and last[1] is not None and _GOES_ON.match(sentence):
+        subject, start, pos = heading.get(chunk_id), 0, 0
+        if last[0] == chunk_id and last[1] is not None and _GOES_ON.match(sentence):
             subject = last[1]
         for clause in _CLAUSE.findall(sentence):
             subjects, objects, field = sides.named(clause)
@@ -236,7 +247,7 @@ def facts(things: list[str], hits: list[Hit], rules) -> list[Fact]:
                 subject = None
             pos += len(clause)
         _close(out, sides, subject, sentence, start, pos, hit, i)
-        last = (hit.chunk_id, subject)
+        last = (chunk_id, subject)
     return out
 
 
@@ -262,7 +273,7 @@ def _row_facts(line: str, hit: Hit, index: int, sides: _Sides) -> list[Fact]:
 
 
 def _close(out: list[Fact], sides: _Sides, subject: Optional[int], sentence: str, start: int, end: int,
-           hit: Hit, index: int) -> None:
+           hit: Optional[Hit], index: int) -> None:
     """Keep the stretch ``sentence[start:end]`` as a fact of ``subject`` when it says enough."""
     if subject is None or end <= start:
         return

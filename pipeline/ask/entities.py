@@ -168,7 +168,38 @@ def check_entities(sentence: str, ev: "Evidence", rules: "ClaimRules") -> Option
                 who.add(other[0])
         if who and named[0] not in who:
             return f"swap: the passage says this of {'/'.join(sorted(who))}, not {named[0]}"
+    return check_side_facts(sentence, ev, rules)
+
+
+def check_side_facts(sentence: str, ev: "Evidence", rules: "ClaimRules") -> Optional[str]:
+    """Rule 1, fact by fact: what the sentence says of one side (its clauses as the contrast table
+    reads them, ``contrast_facts``: "慢开始阶段，拥塞窗口的增长方式是线性增长，每次增加1" is all 慢开始's)
+    holds at least ``min_distinct`` words the passages' facts say of the other side only, and more than
+    twice as many as those they say of this side only: the two things swapped. Words after a negator
+    count as negated (不是线性增长: ¬线性), the question's own words not at all. A side the passages say
+    fewer than ``MIN_FACTS`` words of is not weighed."""
+    er = rules.entities
+    if er is None or not er.min_distinct or len(ev.entities) != 2:
+        return None
+    from pipeline.ask.contrast_facts import facts, said_of  # the contrast table's reading of a side
+
+    if ev.side_facts is None:
+        found = facts(ev.entities, ev.hits, rules)
+        ev.side_facts = [set().union(*[_fact_words(f, er) for f in found if f.side == side]) for side in (0, 1)]
+    for f in said_of(ev.entities, normalise(strip_citations(sentence)), rules):
+        mine, theirs = ev.side_facts[f.side], ev.side_facts[1 - f.side]
+        if len(mine) < MIN_FACTS:
+            continue
+        words = _fact_words(f, er) - ev.question_grams - {"¬" + g for g in ev.question_grams}
+        only_theirs, only_mine = words & (theirs - mine), words & (mine - theirs)
+        if len(only_theirs) >= er.min_distinct and len(only_theirs) > 2 * len(only_mine):
+            return (f"swap: the passages say {_phrase(only_theirs, f.said)} of {ev.entities[1 - f.side]}, "
+                    f"not of {ev.entities[f.side]}")
     return None
+
+
+def _fact_words(f, er: EntityRules) -> set[str]:
+    return attributes(f.said, er.negators, er.clause_marks)
 
 
 # ---------------------------------------------------------------- 2. attribute swaps

@@ -101,7 +101,7 @@ def test_a_table_row_gives_one_fact_per_field_and_rows_pair_the_fields():
     # the transposed form: the row names the aspect, the columns the things
     flipped = "协议：选路算法；RIP：距离向量；OSPF：链路状态；BGP：路径向量"
     t = contrast.table("RIP和OSPF用的算法有什么区别", _hits(flipped), RULES)
-    assert _cells(t)["算法"] == ("RIP：距离向量", "OSPF：链路状态")  # BGP's value is no one's
+    assert _cells(t)["选路算法"] == ("RIP：距离向量", "OSPF：链路状态")  # the row's own word; BGP's value is no one's
     assert "\n  RIP：距离向量 [来源" in contrast.render(t)  # the cell names its side already
 
 
@@ -175,3 +175,9 @@ def test_side_queries_search_each_side_and_the_two_compared():
     qs = contrast.side_queries(SLOW, RULES)
     assert qs[0].startswith("慢启动 慢开始") and qs[1].startswith("拥塞避免") and qs[2] == "慢启动 拥塞避免 区别"
     assert contrast.side_queries("慢开始是什么", RULES) == []
+
+
+def test_a_list_of_more_than_two_or_a_count_is_no_contrast():
+    assert contrast.contrasted("中继器、集线器、网桥和路由器里哪个能隔离冲突域？", RULES) == []
+    assert contrast.contrasted("冒泡排序的比较次数和初始序列有关系吗", RULES) == []  # 比较次数 is a count
+    assert contrast.contrasted("快速排序和归并排序，哪个更省空间？", RULES) == ["快速排序", "归并排序"]
