@@ -294,6 +294,30 @@ class KeySentence(BaseModel):
     score: float = 0.0  # share of the question's content it covers, rank-discounted
 
 
+class ContrastRow(BaseModel):
+    """One aspect of a contrast table: the fact each side's cell quotes (None: the material does not say)."""
+
+    aspect: str
+    cells: list[Optional[KeySentence]]
+
+    @property
+    def full(self) -> bool:
+        return all(c is not None for c in self.cells)
+
+
+class ContrastTable(BaseModel):
+    """A contrast question's table (pipeline/ask/contrast.py): the two things, one row per aspect."""
+
+    things: list[str]
+    rows: list[ContrastRow]
+    # the table is the answer: "fallback" (the model's answer failed the check), "alone" (asked instead of the model)
+    answers: Literal["", "fallback", "alone"] = ""
+
+    @property
+    def full_rows(self) -> int:
+        return sum(r.full for r in self.rows)
+
+
 class Claim(BaseModel):
     """One sentence of a generated answer and whether the passages back it."""
 
@@ -358,6 +382,7 @@ class Answer(BaseModel):
     conflicts: list[str] = Field(default_factory=list)  # the passages' different numbers for the asked quantity, disclosed
     citations: dict[str, CitationTarget] = Field(default_factory=dict)  # every citation shown → where it opens (ask/citations.py)
     program: Optional["ProgramResult"] = None  # source "program": the calculation's run (ask/calculate.py)
+    contrast: Optional[ContrastTable] = None  # a contrast question's table, shown after the answer or as it
 
 
 ProgramValue = Union[bool, int, float, str, list[Union[bool, int, float, str]]]

@@ -23,7 +23,9 @@
    generation stops and the answer is the grounded core, if the core is about the question
    (``core_answers``), else the refusal. A model refusal is treated the same way. When the checked
    answer leaves out part of the question that a key sentence covers, that sentence is quoted
-   after it (``completion``).
+   after it (``completion``). A contrast question (A和B的区别) gets its table (``contrast``: what the
+   passages say of each side, aspect by aspect): after the checked answer, or, when the model's
+   answer fails, as the answer in place of the core.
 
 Material is passed only inside a delimited block, so instructions inside a document stay data.
 When the LLM call raises, the exception propagates (the caller prints its one-line message) with
@@ -66,6 +68,7 @@ FALLBACK_NOTE = "（生成的回答与资料不一致，已改为给出资料原
 COMPLETION_HEAD = "原文补充："
 NO_SOLUTION = "资料中有这道题（见参考片段），但没有它的答案与解析。"
 COMPLETION_GAIN = 0.15  # of the question's (weighted) words a quoted sentence must add to the answer
+TABLE_FIRST_ROWS = 2  # full rows a contrast table needs to be the answer without the model (contrast_table_first)
 
 
 class AnswerConfig(BaseModel):
@@ -82,7 +85,8 @@ class AnswerConfig(BaseModel):
     calc_programs: bool = True  # calculation questions with their own data: the model writes a program (calculate.py)
     calc_model_programs: bool = False  # and for one no rule recognises, the model writes the program
     calc_formulas: bool = False  # and a model program that is a formula, not a simulation's call, is shown too
-    contrast_sides: bool = True  # a contrast question's answer is followed by each side's sentence (contrast.py)
+    contrast_sides: bool = True  # a contrast question's table: after the checked answer, or as the answer (contrast.py)
+    contrast_table_first: bool = False  # and with TABLE_FIRST_ROWS full rows, the answer without the model
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says
     rules_file: Optional[Path] = None  # claim rules; None: pipeline/ask/claims.yaml
 
@@ -130,11 +134,20 @@ def render(a: Answer) -> str:
 def _body(a: Answer) -> str:
     if a.source == "none":
         return f"{CORE_HEAD}\n{core_text(a.key_sentences)}" if a.key_sentences and a.core_shown else ""
-    if not (a.core_shown and a.key_sentences):
+    core = f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n" if a.core_shown and a.key_sentences else ""
+    if a.source == "grounded" and a.contrast is not None and a.contrast.answers:  # the table is the answer
+        return f"{core}{table_lead(a.contrast)}{a.answer}"
+    if not core:
         return a.answer or ""
     if a.source == "grounded":
-        return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n{ANSWER_HEAD}{FALLBACK_NOTE}"
+        return f"{core}{ANSWER_HEAD}{FALLBACK_NOTE}"
     return f"{CORE_HEAD}\n{core_text(a.key_sentences)}\n\n{ANSWER_HEAD}{a.answer or ''}"
+
+
+def table_lead(table) -> str:
+    """What stands before a contrast table that is the answer: the heading, and why the model's
+    answer is not shown when it failed the check."""
+    return ANSWER_HEAD + (FALLBACK_NOTE if table.answers == "fallback" else "") + "\n"
 
 
 class _MainClaimFailed(Exception):
@@ -299,6 +312,15 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             return done(Answer(**base, answer=text, refused=False, kind=calc_kind, key_sentences=keys, record=record,
                                core_shown=shown_core, source="program", program=program, conflicts=disclose()))
     rules = claimcheck.load_rules(cfg.rules_file)
+    table = contrast.table(question, hits, rules, vocab, retrieval.side_hits) \
+        if cfg.contrast_sides and kind != "calculation" else None
+    if cfg.contrast_table_first and table is not None and table.full_rows >= TABLE_FIRST_ROWS:
+        table.answers = "alone"
+        text = contrast.render(table)
+        emit(table_lead(table)[len(ANSWER_HEAD) if shown_core else 0:] + text)
+        return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
+                           core_shown=shown_core, source="grounded", contrast=table, conflicts=disclose(),
+                           note="contrast table: answered from the material without the model"))
     checker = claimcheck.Checker(hits, question, record=record, rules=rules, kind=kind)
     prompt = build_prompt(question, hits, keys, record, kind, cfg.max_context_chars)
     stream = _SentenceStream(checker, emit, cfg.unsupported or rules.unsupported, rules.mark, prompt.labels)
@@ -332,6 +354,13 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if not failed and (main is None or not main.supported):
         failed = True  # nothing was said, or the main claim (known only now) failed
     if failed:
+        if table is not None:  # a contrast: what the material says of each side, not one generic sentence
+            table.answers = "fallback"
+            text = contrast.render(table)
+            emit(table_lead(table)[len(ANSWER_HEAD) if shown_core else 0:] + text)  # 解答： is out after the core
+            return done(Answer(**common, answer=text, refused=False, source="grounded", contrast=table,
+                               conflicts=disclose(), note="main claim not supported: answer is the contrast table"
+                               if not stream.refused else "model refused: answer is the contrast table"))
         if shown_core:
             emit(FALLBACK_NOTE)
             return done(Answer(**common, answer=core_text(keys), refused=False, source="grounded", conflicts=disclose(),
@@ -348,13 +377,14 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         addition = f"\n{COMPLETION_HEAD}" + "".join(f"\n{k.text} {k.citation}" for k in extra)
         emit(addition)
         text += addition
-    sides = contrast.block(contrast.sides(question, hits, rules, vocab), text) if cfg.contrast_sides else ""
+    sides = contrast.block(table, text)
     if sides:
         emit(sides)
         text += sides
     if "[来源:" not in text and hits:
         text += "\n参考来源：" + " ".join(h.citation for h in hits[:2])
-    return done(Answer(**common, answer=text, refused=False, source="llm", conflicts=disclose()))
+    return done(Answer(**common, answer=text, refused=False, source="llm", conflicts=disclose(),
+                       contrast=table if sides else None))
 
 
 def _ruled_past_gate(question: str, retrieval: Retrieval, cfg: AnswerConfig, vocab=None) -> Optional[Answer]:

@@ -1,7 +1,8 @@
 """Where every citation an answer shows opens, so a page can open each one on its page with the
 passage boxed: the hits' citations, a merged past-paper record's stem and solution citations (the
-solution is cited in the answer booklet, a document no hit's ``doc_id`` names), the key sentences',
-the checked sentences', 参考来源 and the 延伸问题' (whose passages are, by design, not among the hits).
+solution is cited in the answer booklet, a document no hit's ``doc_id`` names), the key sentences', the
+contrast table's cells', the checked sentences', 参考来源 and the 延伸问题' (whose passages are, by
+design, not among the hits; a contrast cell's may not be either).
 
 A citation is resolved through the chunk it was made from: the hits, else the catalog by chunk id.
 """
@@ -44,6 +45,8 @@ def cited_chunk_ids(a: Answer) -> list[str]:
     if a.record is not None:
         ids.append(a.record.chunk_id)
     ids += [k.chunk_id for k in a.key_sentences]
+    if a.contrast is not None:  # a cell may quote a side's own passage, not among the hits
+        ids += [c.chunk_id for r in a.contrast.rows for c in r.cells if c is not None]
     if a.extras is not None:
         ids += [q.chunk_id for q in a.extras.questions]
     return list(dict.fromkeys(ids))

@@ -9,7 +9,8 @@ A sentence is supported when all of these hold (rules and thresholds in ``claims
 3. **polarity**: where it uses one side of an opposite pair (稳定/不稳定, 串行/并行, 需要/不需要…)
    and a passage says something about the same subject with that pair, the passage agrees;
 4. **entities**: when the question contrasts two things (进程和线程), what the answer says of one
-   the passage does not say of the other only;
+   the passage does not say of the other only (clause by clause, and fact by fact as the contrast
+   table reads them: "慢开始阶段，…是线性增长" where the passages say 线性增长 of 拥塞避免);
 5. **overlap**: enough of its content occurs in one passage (plus the question);
 6. **attributes** (``pipeline/ask/entities.py``): what it says of a name (开放定址法, Prim算法) the
    passages do not say only of a sibling (拉链法, Kruskal算法), and a code means what the passages
@@ -132,6 +133,7 @@ class Evidence:
     namer: Optional[Namer] = None  # the names of the rules (entities, polarity)
     rules: Optional["ClaimRules"] = None
     _facts: Optional[Facts] = None
+    side_facts: Optional[list] = None  # what the passages say of each contrasted thing (entities.check_side_facts)
 
     @classmethod
     def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Optional
 
 from pydantic import field_validator
 
-from pipeline.ask.names import Namer
+from pipeline.ask.names import MAX_PREFIX, Namer
 from pipeline.ask.sentences import PURE_FUNCTION, containment, grams, normalise, strip_citations, subject_grams
 from pipeline.rulefiles import StrictRules, check_patterns, compiled
 
@@ -69,32 +69,62 @@ def question_entities(question: str, rules: "ClaimRules") -> list[str]:
         return []
     conj = "|".join(re.escape(c) for c in rules.entities.conjunctions)
     cjk = rf"[^\W\dA-Za-z_{''.join(PURE_FUNCTION)}]"
-    m = re.search(rf"([A-Za-z][A-Za-z0-9+]*{cjk}{{0,4}}|{cjk}{{2,6}})\s*(?:{conj})\s*([A-Za-z0-9+]*)({cjk}*)",
-                  normalise(question))
+    q = normalise(question)
+    m = re.search(rf"([A-Za-z][A-Za-z0-9+]*{cjk}{{0,4}}|{cjk}{{2,6}})\s*(?:{conj})\s*([A-Za-z0-9+]*)({cjk}*)", q)
     if not m:
         return []
     left = m.group(1)
     tail = len(re.sub(r"^[A-Za-z][A-Za-z0-9+]*", "", left))  # Chinese chars after a Latin head: B树 → 1
     right = m.group(2) + m.group(3)[:tail] if m.group(2) else m.group(3)[: len(left)]
-    left, right = _as_named(left, right, m.group(3) if not m.group(2) else "", rules)
+    if not m.group(2) and len(_common_prefix(left, m.group(3))) >= 2:  # 进程同步和进程互斥: two kinds of 进程, whole
+        right = _to_head(left[-2:], right, m.group(3), len(left))  # 邻接矩阵存储和邻接表存储有…: 邻接表存储
+    elif not m.group(2):
+        left, right = _as_named(left, right, m.group(3), rules, q[: m.start(1)])
     return [left, right] if left.lower() != right.lower() and len(right) >= 2 else []
 
 
-def _as_named(left: str, right: str, right_text: str, rules: "ClaimRules") -> tuple[str, str]:
+NAME_AFTER = 1  # a function character before the right side's name: 和用开放定址法 → 开放定址法
+
+
+def _as_named(left: str, right: str, right_text: str, rules: "ClaimRules", before: str = "") -> tuple[str, str]:
     """The two things cut to the names the rules know, where they know one: a known name ending the
-    left side (控制中慢启动 → 慢启动) and one starting the right text (拥塞避免的区别: the length of the
-    left side would cut it to 拥塞避)."""
+    left side (控制中慢启动 → 慢启动), else the last one reaching into it from the words before
+    (用拉链法处理冲突 → 拉链法); one starting the right text, after at most ``NAME_AFTER`` characters
+    (拥塞避免的区别: the length of the left side would cut it to 拥塞避; 用开放定址法 → 开放定址法);
+    else, when the left side ends with a head (寻址), the right side up to the same head
+    (直接寻址和一次间接寻址: 一次间接寻址, not 一次间接)."""
     if getattr(rules, "names", None) is None:
         return left, right
     namer = rules.names.namer()
     ends = [n for s, e, n in namer.find(left, headed=False) if e == len(left)]
     if ends:
         left = max(ends, key=len)
-    if right_text:
-        starts = [n for s, e, n in namer.find(right_text, headed=False) if s == 0]
-        if starts:
-            right = max(starts, key=len)
-    return left, right
+    else:
+        text = before + left
+        inside = [n for s, e, n in namer.find(text) if s < len(before) < e < len(text)]
+        if inside:
+            left = inside[-1]
+    if not right_text:
+        return left, right
+    starts = [(s, n) for s, e, n in namer.find(right_text, headed=False) if s <= NAME_AFTER]
+    if starts:
+        return left, max(starts, key=lambda sn: (-sn[0], len(sn[1])))[1]
+    head = namer.head(left)
+    return left, _to_head(head, right, right_text, len(left)) if head else right
+
+
+def _to_head(head: str, right: str, right_text: str, size: int) -> str:
+    """The right side up to ``head`` when it ends there within ``MAX_PREFIX`` characters more than
+    the left side has (else as cut)."""
+    at = right_text.find(head, 1, size + MAX_PREFIX + len(head))
+    return right_text[: at + len(head)] if at > 0 else right
+
+
+def _common_prefix(a: str, b: str) -> str:
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return a[:i]
 
 
 def clauses(text: str, rules: "ClaimRules") -> list[str]:
@@ -138,7 +168,38 @@ def check_entities(sentence: str, ev: "Evidence", rules: "ClaimRules") -> Option
                 who.add(other[0])
         if who and named[0] not in who:
             return f"swap: the passage says this of {'/'.join(sorted(who))}, not {named[0]}"
+    return check_side_facts(sentence, ev, rules)
+
+
+def check_side_facts(sentence: str, ev: "Evidence", rules: "ClaimRules") -> Optional[str]:
+    """Rule 1, fact by fact: what the sentence says of one side (its clauses as the contrast table
+    reads them, ``contrast_facts``: "慢开始阶段，拥塞窗口的增长方式是线性增长，每次增加1" is all 慢开始's)
+    holds at least ``min_distinct`` words the passages' facts say of the other side only, and more than
+    twice as many as those they say of this side only: the two things swapped. Words after a negator
+    count as negated (不是线性增长: ¬线性), the question's own words not at all. A side the passages say
+    fewer than ``MIN_FACTS`` words of is not weighed."""
+    er = rules.entities
+    if er is None or not er.min_distinct or len(ev.entities) != 2:
+        return None
+    from pipeline.ask.contrast_facts import facts, said_of  # the contrast table's reading of a side
+
+    if ev.side_facts is None:
+        found = facts(ev.entities, ev.hits, rules)
+        ev.side_facts = [set().union(*[_fact_words(f, er) for f in found if f.side == side]) for side in (0, 1)]
+    for f in said_of(ev.entities, normalise(strip_citations(sentence)), rules):
+        mine, theirs = ev.side_facts[f.side], ev.side_facts[1 - f.side]
+        if len(mine) < MIN_FACTS:
+            continue
+        words = _fact_words(f, er) - ev.question_grams - {"¬" + g for g in ev.question_grams}
+        only_theirs, only_mine = words & (theirs - mine), words & (mine - theirs)
+        if len(only_theirs) >= er.min_distinct and len(only_theirs) > 2 * len(only_mine):
+            return (f"swap: the passages say {_phrase(only_theirs, f.said)} of {ev.entities[1 - f.side]}, "
+                    f"not of {ev.entities[f.side]}")
     return None
+
+
+def _fact_words(f, er: EntityRules) -> set[str]:
+    return attributes(f.said, er.negators, er.clause_marks)
 
 
 # ---------------------------------------------------------------- 2. attribute swaps

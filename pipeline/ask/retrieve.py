@@ -126,6 +126,7 @@ class Retrieval:
     passage_coverage: float = 0.0  # the best single passage's passage_coverage over the hits
     exact_question: bool = False
     chapters: list[str] = field(default_factory=list)
+    side_hits: list[Hit] = field(default_factory=list)  # a contrast question's passages on each side alone (contrast.py)
 
 
 class Retriever:

@@ -19,6 +19,8 @@ from pipeline.ask import session as sessions
 from pipeline.ask.answer import AnswerConfig, render
 from pipeline.ask.answer import answer as compose_answer
 from pipeline.ask.citations import targets as citation_targets
+from pipeline.ask.claims import load_rules as load_claim_rules
+from pipeline.ask.contrast import SIDE_HITS, side_queries
 from pipeline.ask.evaluate import MRR_DEPTH, first_hit_rank, read_questions, run_answers, summarise
 from pipeline.ask.extras import study_extras
 from pipeline.ask.records import to_record
@@ -38,6 +40,7 @@ __all__ = ["QueryService", "Retrieved", "IndexMissing", "ChapterNotFound", "NotF
            "SyllabusMissing", "answer_json", "chapter_tree", "render"]
 SessionError = sessions.SessionError
 NO_GENERATION = ("record", "refusal")  # answer sources decided before the LLM would speak
+SIDE_DEPTH = 8  # passages of a contrast side's search looked at beyond the answer's (records and repeats skipped)
 
 
 class _ModelNeeded(Exception):
@@ -210,7 +213,7 @@ class QueryService:
                             min_passage=a.refuse_min_passage_coverage,
                             min_passage_weak=a.refuse_min_passage_coverage_weak, max_tokens=g.max_tokens,
                             max_context_chars=a.max_context_chars, key_sentences=a.key_sentences,
-                            record_answers=a.record_answers, calc_programs=a.calc_programs, calc_model_programs=a.calc_model_programs, calc_formulas=a.calc_formulas, contrast_sides=a.contrast_sides, unsupported=a.unsupported,
+                            record_answers=a.record_answers, calc_programs=a.calc_programs, calc_model_programs=a.calc_model_programs, calc_formulas=a.calc_formulas, contrast_sides=a.contrast_sides, contrast_table_first=a.contrast_table_first, unsupported=a.unsupported,
                             rules_file=Path(a.claims_file) if a.claims_file else None)
 
     def search(self, question: str, *, chapter: Optional[str] = None, top_k: int = 5,
@@ -243,7 +246,26 @@ class QueryService:
         resolution, within = self._chapter_filter(chapter)
         retrieval = retriever.search(standalone, top_k=top_k, chapter=None if within is not None else chapter,
                                      within=within, mode=mode)
+        retrieval.side_hits = self._side_hits(standalone, retriever, retrieval, None if within is not None else chapter,
+                                              within)
         return Retrieved(question, standalone, retrieval, retriever, turns, profile, resolution)
+
+    def _side_hits(self, question: str, retriever: Retriever, retrieval: Retrieval, chapter: Optional[str],
+                   within: Optional[set[str]]) -> list:
+        """A contrast question's passages on each side alone and on the two compared (``contrast.side_queries``;
+        BM25 only, ~10 ms each), ``contrast.SIDE_HITS`` of each search that the answer's hits do not hold:
+        its top passages often speak of one side only."""
+        if not self.settings.ask.contrast_sides or not retrieval.hits or retrieval.exact_question:
+            return []
+        rules = load_claim_rules(Path(self.settings.ask.claims_file) if self.settings.ask.claims_file else None)
+        have = {h.chunk_id for h in retrieval.hits}
+        out = []
+        for query in side_queries(question, rules, retriever.bm25.vocab):
+            found = retriever.search(query, top_k=SIDE_DEPTH + len(have), chapter=chapter, within=within, mode="bm25")
+            new = [h for h in found.hits if h.chunk_id not in have and h.kind != "question"][:SIDE_HITS]
+            have.update(h.chunk_id for h in new)
+            out += new
+        return out
 
     def needs_llm(self, found: Retrieved) -> bool:
         """Whether answering ``found`` would call the LLM: not when none is available, nor for a
@@ -270,7 +292,8 @@ class QueryService:
                                     vocab=found.retriever.bm25.vocab, on_token=held.append)
         except _ModelNeeded:
             return None
-        if result.source not in NO_GENERATION + ("program",):  # a program by rule: computed, no model call
+        alone = result.contrast is not None and result.contrast.answers == "alone"  # the table, no model asked
+        if result.source not in NO_GENERATION + ("program",) and not alone:  # a program by rule: computed, no model call
             return None
         for piece in held:
             if on_token:

@@ -12,7 +12,7 @@ import os
 import pytest
 from answer_helpers import make_hit
 
-from pipeline.ask.answer import AnswerConfig, answer
+from pipeline.ask.answer import AnswerConfig, answer, render
 from pipeline.ask.retrieve import Retrieval
 
 pytestmark = pytest.mark.timeout(300)  # the real packaged model: 14 s to load, 65 s a test (2 busy cores)
@@ -76,10 +76,18 @@ def test_a_model_written_program_is_assignments_the_sandbox_runs_or_nothing_is_s
         assert a.note.startswith("program") or a.note.startswith("no program")
 
 
-def test_a_contrast_answer_with_the_real_model_quotes_both_sides(real_llm):
+def test_a_contrast_answer_with_the_real_model_shows_each_side_in_its_column(real_llm):
+    """Whether the model's answer passes the check (the table follows it) or fails (the table is the answer),
+    each side's fact is shown on its own side's line."""
     r = Retrieval(hits=[make_hit(1, FRAGMENTS, path=("第三章 内存管理", "3.1 碎片"))], best_bm25=15.0, coverage=0.9,
                   passage_coverage=0.9)
     a = answer("内部碎片和外部碎片有什么区别？", r, real_llm, cfg=AnswerConfig(max_tokens=80))
-    if a.source == "llm":  # the sides follow a checked generated answer (unless it quotes both already)
+    assert not a.refused and a.source in ("llm", "grounded")
+    if a.contrast is not None:
+        lines = render(a).splitlines()
+        assert not any(line.startswith("  外部碎片：") and "已经分配给进程" in line for line in lines)
+        assert not any(line.startswith("  内部碎片：") and "还没有分配出去" in line for line in lines)
+    if a.source == "grounded":
+        assert a.contrast is not None and a.contrast.answers == "fallback"  # never the one generic sentence
+    else:  # the table follows a checked generated answer (unless it quotes both already)
         assert ("对比（资料原文）" in a.answer) or ("已经分配给进程" in a.answer and "还没有分配出去" in a.answer)
-    assert not a.refused

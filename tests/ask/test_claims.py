@@ -149,6 +149,10 @@ def test_user_rules_can_add_a_polarity_pair(tmp_path):
     ("流量控制和拥塞控制有啥不一样", ["流量控制", "拥塞控制"]),
     ("B树和B+树查找方式有什么不同？", ["B树", "B+树"]),
     ("邮件的发送和读取分别用什么协议", ["发送", "读取"]),
+    ("用拉链法解决冲突和用开放定址法解决冲突有何不同", ["拉链法", "开放定址法"]),  # the names, not the clause
+    ("直接寻址和一次间接寻址哪个快", ["直接寻址", "一次间接寻址"]),  # up to the left side's head
+    ("进程同步和进程互斥是什么关系", ["进程同步", "进程互斥"]),  # two kinds of 进程, whole
+    ("同步定时和异步定时谁更快", ["同步定时", "异步定时"]),
     ("折半查找的时间复杂度是多少", []),
 ])
 def test_question_entities(question, entities):
@@ -196,3 +200,15 @@ def test_a_formula_without_its_result_must_be_written_in_the_passages():
     assert good.supported, good.reason
     [power] = check("页内偏移量占10位，页面大小为2^10字节。", [make_hit(1, "页内偏移量占10位，页面大小为2^10字节。")], "页面多大")
     assert power.supported, power.reason  # a power is a number, not a formula
+
+
+def test_a_phase_given_the_other_phases_growth_is_a_swap():
+    """What an answer says of one side, clause by clause as the contrast table reads it, against what the
+    passages say of each (entities.check_side_facts): the second clause has no name of its own."""
+    hits = [make_hit(1, "一开始是慢开始，窗口每轮翻一番，呈指数增长。窗口到门限后进入拥塞避免，每轮只加一，呈线性增长。"
+                        "慢开始和拥塞避免都由发送方执行。")]
+    q = "慢开始和拥塞避免的窗口增长有什么区别"
+    swapped = check("慢开始阶段窗口的增长，每轮只加一，呈线性增长。", hits, q)[0]
+    assert not swapped.supported and swapped.reason.startswith("swap") and "拥塞避免" in swapped.reason
+    assert check("拥塞避免阶段窗口每轮只加一，呈线性增长。", hits, q)[0].supported
+    assert "swap" not in check("慢开始阶段窗口不是线性增长，而是每轮翻一番。", hits, q)[0].reason

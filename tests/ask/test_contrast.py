@@ -1,11 +1,14 @@
-"""Contrast questions (pipeline/ask/contrast.py): each side's sentence from the passages, quoted after the
-answer; golden cases on made-up study text."""
+"""Contrast questions (pipeline/ask/contrast.py, contrast_facts.py): a table of what the passages say of each
+side, aspect by aspect; golden cases on made-up study text (our own wording)."""
 
+import pytest
 from answer_helpers import make_hit
 
 from pipeline.ask import contrast
-from pipeline.ask.answer import answer, render
+from pipeline.ask.answer import AnswerConfig, answer, render
+from pipeline.ask.citations import targets
 from pipeline.ask.claims import load_rules
+from pipeline.ask.contrast_facts import facts
 from pipeline.ask.retrieve import Retrieval
 from pipeline.llm.fake import FakeLlm
 
@@ -14,56 +17,167 @@ FRAGMENTS = ("内部碎片是指已经分配给进程但进程没有用上的那
              "外部碎片是指内存中还没有分配出去、但因为太小而无法分配给任何进程的空闲分区。"
              "内部碎片和外部碎片都会降低内存的利用率。")
 QUESTION = "内部碎片和外部碎片有什么区别？"
+# the book's words (慢开始) for the question's (慢启动); the phase named inside its clause, not first
+WINDOW = ("慢开始与拥塞避免\n"
+          "一开始执行的是慢开始，窗口从1起步，每收到一轮确认窗口就翻一番，所以窗口按指数增长。"
+          "窗口涨到慢开始门限以后转入拥塞避免，每个往返时间窗口只加1，窗口按线性增长。"
+          "慢开始和拥塞避免都是发送方控制拥塞窗口的办法。")
+SLOW = "TCP的拥塞控制中慢启动和拥塞避免的区别是什么"
 
 
-def _hits(*texts):
-    return [make_hit(i, t, path=("第三章 内存管理", f"3.{i} 碎片")) for i, t in enumerate(texts, 1)]
+def _hits(*texts, path=("第三章 内存管理", "3.1 碎片")):
+    return [make_hit(i, t, path=path) for i, t in enumerate(texts, 1)]
 
 
-def test_each_side_is_the_sentence_that_says_it_of_that_thing():
-    found = contrast.sides(QUESTION, _hits(FRAGMENTS), RULES)
-    assert [t for t, _ in found] == ["内部碎片", "外部碎片"]
-    assert found[0][1].text.startswith("内部碎片是指已经分配给进程")
-    assert found[1][1].text.startswith("外部碎片是指内存中还没有分配出去")
-    # the sentence naming both says nothing of one side
-    assert all("都会降低" not in k.text for _, k in found)
+def _cells(table):
+    """{aspect: (left cell text or None, right cell text or None)}"""
+    return {r.aspect: tuple(c.text if c else None for c in r.cells) for r in table.rows}
 
 
-def test_a_thing_that_is_not_the_subject_is_not_its_side():
-    text = ("间接寻址是相对于直接寻址而言的，形式地址给出的是操作数地址的地址。"
-            "一次间接寻址取操作数需要访问主存两次，先取有效地址再取操作数。")
-    assert contrast.sides("直接寻址和间接寻址有什么区别", _hits(text), RULES) == []  # no sentence is 直接寻址's
+def test_the_window_rows_quote_each_phase_in_its_own_column():
+    t = contrast.table(SLOW, _hits(WINDOW, path=("第五章 传输层", "5.8 拥塞控制")), RULES)
+    assert t.things == ["慢启动", "拥塞避免"] and t.full_rows >= 1
+    left, right = t.rows[0].cells
+    assert left.text.startswith("一开始执行的是慢开始") and "指数" in left.text
+    assert right.text.startswith("窗口涨到慢开始门限以后转入拥塞避免") and "线性" in right.text
+    # the sentence naming both is in no column; 慢开始门限 is not 慢开始
+    shown = contrast.render(t)
+    assert "都是发送方" not in shown
+    assert "\n  慢启动：一开始执行的是慢开始" in shown and "\n  拥塞避免：窗口涨到" in shown
+    assert shown.startswith(contrast.HEAD) and "\n" + contrast.ASPECT in shown
 
 
-def test_half_a_contrast_is_nothing_and_no_contrast_no_sides():
+def test_each_side_of_a_definition_pair():
+    t = contrast.table(QUESTION, _hits(FRAGMENTS), RULES)
+    (left, right), = [r.cells for r in t.rows if r.full][:1]
+    assert left.text.startswith("内部碎片是指已经分配给进程")
+    assert right.text.startswith("外部碎片是指内存中还没有分配出去")
+    assert all("都会降低" not in (c.text if c else "") for r in t.rows for c in r.cells)
+
+
+WRONG_COLUMN = [
+    # (text, question): no cell of either column may hold what the text says of the other side
+    ("与拥塞避免不同，慢开始阶段的窗口每轮翻一番，增长得很快。拥塞避免阶段窗口每轮只加一。", SLOW),
+    ("慢开始阶段窗口每轮翻一番，而拥塞避免阶段窗口每轮只加一，增长缓慢。", SLOW),
+    ("固定分区分配不会产生外部碎片，但是会产生内部碎片，内部碎片留在分区里面。"
+     "外部碎片是分区之间那些太小而无法再分配出去的空闲区域。", QUESTION),
+    ("TCP/IP模型的网络层只提供无连接的服务。UDP是无连接的协议，首部只有八个字节。TCP是面向连接的协议，需要三次握手。",
+     "TCP和UDP在建立连接上有什么区别"),
+]
+SAYS = {  # what each text says of one side only
+    0: {"翻一番": 0, "只加一": 1, "增长缓慢": 1, "增长得很快": 0},
+    1: {"翻一番": 0, "只加一": 1, "增长缓慢": 1},
+    2: {"留在分区里面": 0, "太小而无法再分配": 1},
+    3: {"八个字节": 1, "三次握手": 0, "只提供无连接的服务": None},
+}
+
+
+@pytest.mark.parametrize("case", range(len(WRONG_COLUMN)))
+def test_a_clause_about_one_side_is_never_in_the_other_column(case):
+    text, question = WRONG_COLUMN[case]
+    things = contrast.contrasted(question, RULES)
+    found = facts(things, _hits(text), RULES)
+    assert found, "the text states facts of at least one side"
+    for f in found:
+        for words, side in SAYS[case].items():
+            if words in f.text:
+                assert side == f.side, f"{words!r} put under {things[f.side]}: {f.text}"
+
+
+def test_a_longer_name_or_an_object_is_no_side():
+    # 寄存器间接寻址 is not 间接寻址; "采用…直接寻址" speaks of something else
+    text = ("寄存器间接寻址的操作数在主存中，需要访问一次主存。某些指令采用直接寻址方式以减少计算量，执行速度较快。"
+            "直接寻址的形式地址就是操作数的有效地址，只访问主存一次。")
+    found = facts(["直接寻址", "间接寻址"], _hits(text), RULES)
+    assert [f.side for f in found] == [0] and found[0].text.startswith("直接寻址的形式地址")
+
+
+def test_a_table_row_gives_one_fact_per_field_and_rows_pair_the_fields():
+    rows = ("分页；单位：信息的物理单位；大小：固定，由系统决定\n"
+            "分段；单位：信息的逻辑单位；大小：不固定，由用户程序决定")
+    t = contrast.table("分页和分段有什么区别", _hits(rows), RULES)
+    assert _cells(t)["单位"] == ("单位：信息的物理单位", "单位：信息的逻辑单位")
+    assert _cells(t)["大小"] == ("大小：固定，由系统决定", "大小：不固定，由用户程序决定")
+    # the transposed form: the row names the aspect, the columns the things
+    flipped = "协议：选路算法；RIP：距离向量；OSPF：链路状态；BGP：路径向量"
+    t = contrast.table("RIP和OSPF用的算法有什么区别", _hits(flipped), RULES)
+    assert _cells(t)["选路算法"] == ("RIP：距离向量", "OSPF：链路状态")  # the row's own word; BGP's value is no one's
+    assert "\n  RIP：距离向量 [来源" in contrast.render(t)  # the cell names its side already
+
+
+def test_an_aspect_one_side_leaves_open_is_marked_and_half_a_table_is_none():
+    text = (FRAGMENTS + "紧凑技术可以把外部碎片拼接成一大块连续的空闲区。")
+    t = contrast.table("内部碎片和外部碎片在拼接上有什么区别", _hits(text), RULES)
+    assert any(r.cells[0] is None and "拼接" in r.cells[1].text for r in t.rows)
+    assert f"  内部碎片：{contrast.UNSAID}" in contrast.render(t)
     only_one = "内部碎片是指已经分配给进程但进程没有用上的那部分内存空间。"
-    assert contrast.sides(QUESTION, _hits(only_one), RULES) == []
-    assert contrast.sides("内部碎片是什么", _hits(FRAGMENTS), RULES) == []
+    assert contrast.table(QUESTION, _hits(only_one), RULES) is None
+    assert contrast.table("内部碎片是什么", _hits(FRAGMENTS), RULES) is None
 
 
-def test_the_block_is_left_out_when_the_answer_already_quotes_both():
-    found = contrast.sides(QUESTION, _hits(FRAGMENTS), RULES)
-    assert contrast.block(found, "").startswith("\n" + contrast.HEAD)
-    assert contrast.block(found, found[0][1].text + found[1][1].text) == ""
+def test_the_block_leaves_out_the_rows_the_answer_quotes():
+    t = contrast.table(QUESTION, _hits(FRAGMENTS), RULES)
+    assert contrast.block(t, "").startswith("\n" + contrast.HEAD)
+    quoted = "".join(c.text for r in t.rows for c in r.cells if c)
+    assert contrast.block(t, quoted) == ""
+    assert contrast.block(None, "") == ""
 
 
-def test_an_answer_that_tells_one_side_gets_both_sides_quoted_after_it():
+def _retrieval(hits, side_hits=()):
+    return Retrieval(hits=hits, coverage=1.0, best_bm25=20.0, passage_coverage=1.0, side_hits=list(side_hits))
+
+
+def test_a_failed_answer_is_replaced_by_the_table_not_one_generic_sentence():
+    generic = make_hit(1, "TCP的拥塞控制用到四种算法：慢开始、拥塞避免、快重传和快恢复。", path=("第五章 传输层", "5.8 拥塞控制"))
+    side = make_hit(2, WINDOW, path=("第五章 传输层", "5.8.1 慢开始与拥塞避免"), chunk_id="side1")
+    streamed: list[str] = []
+    llm = FakeLlm(["慢启动阶段窗口按线性增长，拥塞避免阶段窗口按指数增长[1]。"])  # reversed: fails the check
+    a = answer(SLOW, _retrieval([generic], [side]), llm, on_token=streamed.append)
+    assert a.source == "grounded" and a.contrast is not None and a.contrast.answers == "fallback"
+    assert a.answer.startswith(contrast.HEAD) and "一开始执行的是慢开始" in a.answer
+    assert "窗口按线性增长，拥塞避免阶段窗口按指数" not in render(a)
+    assert "".join(streamed) == render(a)
+    # the cell from a side's own passage opens where it was read (the web page's chips)
+    assert side.citation in targets(a, lambda ids: {i: side for i in ids if i == side.chunk_id})
+
+
+def test_a_checked_answer_is_followed_by_the_table():
     hits = _hits(FRAGMENTS)
-    retrieval = Retrieval(hits=hits, coverage=1.0, best_bm25=20.0, passage_coverage=1.0)
     streamed: list[str] = []
     llm = FakeLlm(["内部碎片是指已经分配给进程但进程没有用上的那部分内存空间[1]。"])
-    a = answer(QUESTION, retrieval, llm, on_token=streamed.append)
-    assert a.source == "llm" and contrast.HEAD in a.answer
-    assert "外部碎片：外部碎片是指内存中还没有分配出去" in a.answer and hits[0].citation in a.answer
+    a = answer(QUESTION, _retrieval(hits), llm, on_token=streamed.append)
+    assert a.source == "llm" and contrast.HEAD in a.answer and a.contrast is not None
+    assert "外部碎片：外部碎片是指内存中还没有分配出去" not in a.answer  # named already: not twice
+    assert "  外部碎片是指内存中还没有分配出去" in a.answer and hits[0].citation in a.answer
     assert "".join(streamed) == render(a)
+
+
+def test_with_two_full_rows_the_table_may_answer_without_the_model():
+    rows = ("分页；单位：信息的物理单位；大小：固定，由系统决定\n"
+            "分段；单位：信息的逻辑单位；大小：不固定，由用户程序决定")
+    llm = FakeLlm([])  # any call would raise
+    streamed: list[str] = []
+    a = answer("分页和分段有什么区别", _retrieval(_hits(rows)), llm, cfg=AnswerConfig(contrast_table_first=True),
+               on_token=streamed.append)
+    assert a.source == "grounded" and a.contrast.answers == "alone" and not llm.calls
+    assert "信息的逻辑单位" in render(a) and "".join(streamed) == render(a)
+    assert "与资料不一致" not in render(a)  # no model answer was refused
 
 
 def test_a_side_may_be_named_as_the_book_names_it():
     """The question says 慢启动, the passage 慢开始 (``names.same`` in the claim rules)."""
-    text = ("慢开始阶段每收到一个确认，拥塞窗口就增加一个报文段，窗口每个往返时间翻一番，呈指数增长。"
-            "拥塞避免阶段每经过一个往返时间拥塞窗口只增加一个报文段，窗口按线性规律缓慢增长。")
-    found = contrast.sides("慢启动和拥塞避免阶段拥塞窗口的增长有什么区别", _hits(text), RULES)
-    assert [t for t, _ in found] == ["慢启动", "拥塞避免"]
-    assert found[0][1].text.startswith("慢开始阶段") and found[1][1].text.startswith("拥塞避免阶段")
-    # without the synonym there is no 慢启动 side, so nothing (half a contrast is nothing)
-    assert contrast.sides("快启动和拥塞避免阶段拥塞窗口的增长有什么区别", _hits(text), RULES) == []
+    t = contrast.table(SLOW, _hits(WINDOW), RULES)
+    assert t is not None
+    assert contrast.table("快启动和拥塞避免的区别是什么", _hits(WINDOW), RULES) is None  # no 快启动 side
+
+
+def test_side_queries_search_each_side_and_the_two_compared():
+    qs = contrast.side_queries(SLOW, RULES)
+    assert qs[0].startswith("慢启动 慢开始") and qs[1].startswith("拥塞避免") and qs[2] == "慢启动 拥塞避免 区别"
+    assert contrast.side_queries("慢开始是什么", RULES) == []
+
+
+def test_a_list_of_more_than_two_or_a_count_is_no_contrast():
+    assert contrast.contrasted("中继器、集线器、网桥和路由器里哪个能隔离冲突域？", RULES) == []
+    assert contrast.contrasted("冒泡排序的比较次数和初始序列有关系吗", RULES) == []  # 比较次数 is a count
+    assert contrast.contrasted("快速排序和归并排序，哪个更省空间？", RULES) == ["快速排序", "归并排序"]
