@@ -86,7 +86,7 @@ class AnswerConfig(BaseModel):
     calc_model_programs: bool = False  # and for one no rule recognises, the model writes the program
     calc_formulas: bool = False  # and a model program that is a formula, not a simulation's call, is shown too
     contrast_sides: bool = True  # a contrast question's table: after the checked answer, or as the answer (contrast.py)
-    contrast_table_first: bool = False  # and with TABLE_FIRST_ROWS full rows, the answer without the model
+    contrast_table_first: bool = True  # and with TABLE_FIRST_ROWS full rows, the answer without the model
     unsupported: Optional[Literal["drop", "mark"]] = None  # None: as the rules file says
     rules_file: Optional[Path] = None  # claim rules; None: pipeline/ask/claims.yaml
 

@@ -81,7 +81,7 @@ def test_a_contrast_answer_with_the_real_model_shows_each_side_in_its_column(rea
     each side's fact is shown on its own side's line."""
     r = Retrieval(hits=[make_hit(1, FRAGMENTS, path=("第三章 内存管理", "3.1 碎片"))], best_bm25=15.0, coverage=0.9,
                   passage_coverage=0.9)
-    a = answer("内部碎片和外部碎片有什么区别？", r, real_llm, cfg=AnswerConfig(max_tokens=80))
+    a = answer("内部碎片和外部碎片有什么区别？", r, real_llm, cfg=AnswerConfig(max_tokens=80, contrast_table_first=False))
     assert not a.refused and a.source in ("llm", "grounded")
     if a.contrast is not None:
         lines = render(a).splitlines()

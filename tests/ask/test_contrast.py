@@ -132,7 +132,8 @@ def test_a_failed_answer_is_replaced_by_the_table_not_one_generic_sentence():
     side = make_hit(2, WINDOW, path=("第五章 传输层", "5.8.1 慢开始与拥塞避免"), chunk_id="side1")
     streamed: list[str] = []
     llm = FakeLlm(["慢启动阶段窗口按线性增长，拥塞避免阶段窗口按指数增长[1]。"])  # reversed: fails the check
-    a = answer(SLOW, _retrieval([generic], [side]), llm, on_token=streamed.append)
+    a = answer(SLOW, _retrieval([generic], [side]), llm, cfg=AnswerConfig(contrast_table_first=False),
+               on_token=streamed.append)
     assert a.source == "grounded" and a.contrast is not None and a.contrast.answers == "fallback"
     assert a.answer.startswith(contrast.HEAD) and "一开始执行的是慢开始" in a.answer
     assert "窗口按线性增长，拥塞避免阶段窗口按指数" not in render(a)
@@ -145,20 +146,19 @@ def test_a_checked_answer_is_followed_by_the_table():
     hits = _hits(FRAGMENTS)
     streamed: list[str] = []
     llm = FakeLlm(["内部碎片是指已经分配给进程但进程没有用上的那部分内存空间[1]。"])
-    a = answer(QUESTION, _retrieval(hits), llm, on_token=streamed.append)
+    a = answer(QUESTION, _retrieval(hits), llm, cfg=AnswerConfig(contrast_table_first=False), on_token=streamed.append)
     assert a.source == "llm" and contrast.HEAD in a.answer and a.contrast is not None
     assert "外部碎片：外部碎片是指内存中还没有分配出去" not in a.answer  # named already: not twice
     assert "  外部碎片是指内存中还没有分配出去" in a.answer and hits[0].citation in a.answer
     assert "".join(streamed) == render(a)
 
 
-def test_with_two_full_rows_the_table_may_answer_without_the_model():
+def test_with_two_full_rows_the_table_answers_without_the_model():
     rows = ("分页；单位：信息的物理单位；大小：固定，由系统决定\n"
             "分段；单位：信息的逻辑单位；大小：不固定，由用户程序决定")
     llm = FakeLlm([])  # any call would raise
     streamed: list[str] = []
-    a = answer("分页和分段有什么区别", _retrieval(_hits(rows)), llm, cfg=AnswerConfig(contrast_table_first=True),
-               on_token=streamed.append)
+    a = answer("分页和分段有什么区别", _retrieval(_hits(rows)), llm, on_token=streamed.append)  # the default
     assert a.source == "grounded" and a.contrast.answers == "alone" and not llm.calls
     assert "信息的逻辑单位" in render(a) and "".join(streamed) == render(a)
     assert "与资料不一致" not in render(a)  # no model answer was refused
