@@ -314,7 +314,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     rules = claimcheck.load_rules(cfg.rules_file)
     table = contrast.table(question, hits, rules, vocab, retrieval.side_hits) \
         if cfg.contrast_sides and kind != "calculation" else None
-    if cfg.contrast_table_first and table is not None and table.full_rows >= TABLE_FIRST_ROWS:
+    if cfg.contrast_table_first and table is not None and table.full_rows >= TABLE_FIRST_ROWS \
+            and contrast.asks_difference(question):
         table.answers = "alone"
         text = contrast.render(table)
         emit(table_lead(table)[len(ANSWER_HEAD) if shown_core else 0:] + text)

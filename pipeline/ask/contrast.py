@@ -62,6 +62,16 @@ _ASPECT_NOISE = {"区别", "区分", "不同", "差别", "差异", "异同", "�
                  "有什么", "什么", "两个", "两种", "阶段", "方式", "方法", "本质", "时候", "做法", "哪个", "各要"}
 
 
+# words that ask for the difference itself; 分别/各自/哪个 ask for one fact of each ("发送和读取分别用什么协议"),
+# which a key sentence often states for both at once: their table follows the model's answer, it is not the answer
+_ASKS_DIFFERENCE = re.compile(r"区别|区分|不同|差别|差异|异同|不一样|比较(?!次)|相比|对比")
+
+
+def asks_difference(question: str) -> bool:
+    """Does the question ask how two things differ (not only for a fact of each)?"""
+    return bool(_ASKS_DIFFERENCE.search(question))
+
+
 def contrasted(question: str, rules) -> list[str]:
     """The two things a contrast question names, else [] (also for a list of more: 中继器、集线器、网桥、
     路由器里哪个…, where a table of the first two would answer nothing)."""

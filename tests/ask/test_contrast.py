@@ -181,3 +181,14 @@ def test_a_list_of_more_than_two_or_a_count_is_no_contrast():
     assert contrast.contrasted("中继器、集线器、网桥和路由器里哪个能隔离冲突域？", RULES) == []
     assert contrast.contrasted("冒泡排序的比较次数和初始序列有关系吗", RULES) == []  # 比较次数 is a count
     assert contrast.contrasted("快速排序和归并排序，哪个更省空间？", RULES) == ["快速排序", "归并排序"]
+
+
+def test_a_fact_of_each_is_asked_of_the_model_and_the_table_follows():
+    """"分页和分段分别以什么为单位" asks one fact of each, which one key sentence may state for both: the
+    table is not the answer on its own (the model is asked; the table follows its checked answer)."""
+    rows = ("分页；单位：信息的物理单位；大小：固定，由系统决定\n"
+            "分段；单位：信息的逻辑单位；大小：不固定，由用户程序决定")
+    llm = FakeLlm(["分页以信息的物理单位划分，分段以信息的逻辑单位划分[1]。"])
+    a = answer("分页和分段分别以什么为单位", _retrieval(_hits(rows)), llm)
+    assert llm.calls and a.source == "llm"
+    assert contrast.asks_difference("分页和分段有什么区别") and not contrast.asks_difference("分页和分段分别以什么为单位")
