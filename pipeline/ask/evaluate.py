@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
+from pipeline.ask import contrast
 from pipeline.ask.claims import check
 from pipeline.ask.judge import answer_letter, judge
 from pipeline.models import Answer, Hit
@@ -113,7 +114,10 @@ def answer_row(q: dict, a: Answer, seconds: float) -> dict:
     # answer's numbers are its inputs, each found in the question or the passages before it was shown
     # (calculate.ungrounded), and what the sandbox computed from them: no prose to check
     quoted = a.source in ("record", "grounded", "program")
-    shown = check(a.answer or "", a.hits, q["question"], record=a.record) if a.answer and not (a.refused or quoted) else []
+    text = a.answer or ""
+    if a.contrast is not None:  # the contrast table after a checked answer quotes cells verbatim, some from
+        text = text.split(contrast.HEAD)[0]  # each side's own search (not among the hits): only the prose is checked
+    shown = check(text, a.hits, q["question"], record=a.record) if text.strip() and not (a.refused or quoted) else []
     bad = [c for c in shown if not c.supported]
     record_ok = None
     if (a.record is not None and a.record.strong) or a.source == "record":

@@ -79,3 +79,18 @@ def test_the_summary_quotes_what_the_model_read_so_machines_compare():
                            {**row(0, 0, 0, 0), "llm_first_token_s": None, "timings": {}, "source": "record"}])
     assert (s["llm_first_token_p50_s"], s["prompt_tokens_p50"], s["prompt_evaluated_tokens_p50"]) == (7.0, 450, 350)
     assert s["prefill_tok_s_p50"] == 35.0 and s["gen_tok_s_p50"] == 12.0
+
+
+def test_a_contrast_table_after_the_answer_is_quoted_not_checked_as_prose():
+    """The table's head line and its cells (verbatim, some from a side's own search) are no generated claims."""
+    from pipeline.ask import contrast
+    from pipeline.ask.evaluate import answer_row
+    from pipeline.models import Answer, ContrastTable
+
+    body = "408满分150分。"
+    table_text = f"\n{contrast.HEAD}\n方面：题量\n  甲：一个不在命中段落里的原文句子。"
+    a = Answer(question="408满分多少分", answer=body + table_text, refused=False, hits=[make_hit(1, EXAM)], source="llm",
+               contrast=ContrastTable(things=["甲", "乙"], rows=[]))
+    assert answer_row(QUESTIONS[0], a, 1.0)["unsupported"] == []
+    a.contrast = None  # the same text without a table: its lines are prose, and the check sees them
+    assert answer_row(QUESTIONS[0], a, 1.0)["unsupported"] != []
