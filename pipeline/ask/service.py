@@ -268,24 +268,19 @@ class QueryService:
         return out
 
     def needs_llm(self, found: Retrieved) -> bool:
-        """Whether answering ``found`` would call the LLM: not when none is available, nor for a
-        past-paper record, a refusal or a calculation computed by rule past the weak-retrieval gate
-        (all decided before the model would speak)."""
+        """Whether answering ``found`` would call the LLM: not when none is available, nor for an answer
+        decided before the model would speak (:meth:`_decided_without_model`: a past-paper record, a
+        refusal, a calculation computed by rule, a contrast table that answers alone). The server asks
+        this before an answer takes a place in the generation queue."""
         if self.llm() is None:
             return False
-        preview = compose_answer(found.standalone, found.retrieval, None, cfg=self.answer_config(),
-                                 vocab=found.retriever.bm25.vocab)
-        return preview.source not in NO_GENERATION + ("program",)
+        return self._decided_without_model(found) is None
 
-    def _without_loading(self, found: Retrieved, on_token: Optional[Callable[[str], None]]) -> Optional[Answer]:
-        """The answer when it is decided before the model would speak (a past-paper record, a refusal, a
-        calculation question's program written by rule), made
-        without loading the model: a 2 GB load took a record answer from 0.7 s to 2.2 s. None when the model
-        is needed (or is already loaded, or cannot be: then :meth:`answer` goes the usual way). Tokens are
-        held back until the answer is known, so a run that turns out to need the model shows nothing twice."""
-        with self._lock:
-            if self._llm is not None or self._llm_error is not None or self.settings.llm.backend == "none":
-                return None
+    def _decided_without_model(self, found: Retrieved, on_token: Optional[Callable[[str], None]] = None
+                               ) -> Optional[Answer]:
+        """The answer composed with the model standing by (:class:`_Unloaded`) when it never calls it; None
+        when it would. Tokens are held back until the answer is known, so a run that turns out to need
+        the model shows nothing twice."""
         held: list[str] = []
         try:
             result = compose_answer(found.standalone, found.retrieval, _Unloaded(), cfg=self.answer_config(),
@@ -293,12 +288,21 @@ class QueryService:
         except _ModelNeeded:
             return None
         alone = result.contrast is not None and result.contrast.answers == "alone"  # the table, no model asked
-        if result.source not in NO_GENERATION + ("program",) and not alone:  # a program by rule: computed, no model call
+        if result.source not in NO_GENERATION + ("program",) and not alone:  # a program by rule: no model call
             return None
         for piece in held:
             if on_token:
                 on_token(piece)
         return result
+
+    def _without_loading(self, found: Retrieved, on_token: Optional[Callable[[str], None]]) -> Optional[Answer]:
+        """The answer when it is decided before the model would speak (:meth:`_decided_without_model`),
+        made without loading the model: a 2 GB load took a record answer from 0.7 s to 2.2 s. None when
+        the model is needed (or is already loaded, or cannot be: then :meth:`answer` goes the usual way)."""
+        with self._lock:
+            if self._llm is not None or self._llm_error is not None or self.settings.llm.backend == "none":
+                return None
+        return self._decided_without_model(found, on_token)
 
     def answer(self, found: Retrieved, *, use_llm: bool = True, on_token: Optional[Callable[[str], None]] = None,
                extras: bool = False, cancel: Optional[threading.Event] = None) -> Answer:

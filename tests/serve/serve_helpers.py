@@ -100,6 +100,11 @@ class FakeEndpoint:
         self.srv.server_close()
 
 
+# a question the sample's answer needs the model for: a why-question no record, rule or contrast table answers
+# (B树和B+树的区别 is answered by its contrast table alone, without the model)
+GENERATED = "B+树为什么适合做数据库索引"
+
+
 def copied_reply(user_prompt: str) -> str:
     """An answer that copies the first whole sentence of passage [1] and cites it, as the prompt asks:
     a sentence the claim check must accept."""

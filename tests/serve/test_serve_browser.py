@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from PIL import Image
-from serve_helpers import chromium_driver, require_chromium, serve_with_fake_endpoint, wait_until
+from serve_helpers import GENERATED, chromium_driver, require_chromium, serve_with_fake_endpoint, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -148,7 +148,7 @@ def test_the_stop_button_cancels_the_stream(server, browser):
     url, endpoint = server
     endpoint.srv.delay = 0.5  # slow enough to stop mid-answer
     d = browser
-    answer = _ask(d, url, "B树和B+树的区别是什么", "streaming")
+    answer = _ask(d, url, GENERATED, "streaming")
     assert wait_until(lambda: endpoint.srv.active == 1, timeout=20)  # the grounded core came first: now the model speaks
     d.find_element(By.ID, "stop-button").click()
     _until(d, lambda d: answer.get_attribute("data-state") == "stopped", what="stopped")
@@ -171,7 +171,7 @@ def test_the_page_shows_its_place_in_the_queue(server, browser):
     try:
         assert wait_until(lambda: httpx.get(url + "/api/health", timeout=5).json()["queue"]["running"] == 1, timeout=20)
         d = browser
-        answer = _ask(d, url, "B树和B+树的区别是什么", "queued")
+        answer = _ask(d, url, GENERATED, "queued")
         status = d.find_element(By.ID, "ask-status").text
         assert "排队中" in status and "前面还有 0 人" in status and "1/1" in status, status
         _shot(d, "6-queued.png")

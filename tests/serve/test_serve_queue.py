@@ -15,7 +15,7 @@ from contextlib import ExitStack, contextmanager
 
 import httpx
 
-from serve_helpers import EventReader, GatedLlm, LiveServer, events_of, make_app, wait_until
+from serve_helpers import GENERATED, EventReader, GatedLlm, LiveServer, events_of, make_app, wait_until
 
 TIMEOUT = httpx.Timeout(10.0)  # every connect, read and write of a test client
 
@@ -45,7 +45,7 @@ def queue_of(client: httpx.Client) -> dict:
 def test_beyond_the_queue_is_503_with_retry_after_and_the_line_moves_on(sample_data):
     llm = GatedLlm(slots=1)
     with served(sample_data, llm, serve_queue_size=1, serve_retry_after=7) as (srv, (a, b, c)):
-        with asking(a, "B树和B+树的区别") as ra, asking(b, "折半查找的时间复杂度") as rb:
+        with asking(a, GENERATED) as ra, asking(b, "折半查找的时间复杂度") as rb:
             assert ra.next({"token"})[0] == "token"  # a holds the only slot
             kind, queued = rb.next({"queued"})  # b waits, first in line
             assert queued["position"] == 1 and queued["slots"] == 1 and queued["running"] == 1
@@ -66,7 +66,7 @@ def test_an_open_stream_keeps_its_slot_and_a_dropped_one_is_a_closed_tab(sample_
     the server cancels that generation as it should for a closed tab."""
     llm = GatedLlm(slots=1)
     with served(sample_data, llm, clients=2) as (srv, (a, c)):
-        with asking(a, "B树和B+树的区别") as ra:
+        with asking(a, GENERATED) as ra:
             assert ra.next({"token"})[0] == "token"
             assert wait_until(lambda: llm.calls == 1)
             assert not wait_until(lambda: llm.stopped, timeout=1.5)  # still held, still generating
@@ -84,16 +84,19 @@ def test_an_open_stream_keeps_its_slot_and_a_dropped_one_is_a_closed_tab(sample_
 
 
 def test_a_past_paper_question_or_a_refusal_is_answered_while_every_slot_is_busy(sample_data, cli):
-    """Neither calls the LLM, so neither waits in line (nor counts against the queue): the record's
-    answer and the refusal come at once, as the same events and the same `ask --json` as ever."""
+    """None calls the LLM, so none waits in line (nor counts against the queue): the record's
+    answer, the refusal and the contrast table come at once, as the same events and the same `ask --json` as ever."""
     llm = GatedLlm(slots=1)
     with served(sample_data, llm, clients=2, serve_queue_size=1) as (srv, (a, c)):
-        with asking(a, "B树和B+树的区别") as ra:
+        with asking(a, GENERATED) as ra:
             assert ra.next({"token"})[0] == "token"  # a holds the only slot
             record = events_of(c.post("/api/ask", json={"question": "2024年第41题"}, timeout=20))
             assert [k for k, _ in record] == ["token", "answer"] and record[-1][1]["source"] == "record"
             refused = events_of(c.post("/api/ask", json={"question": "2022年世界杯冠军是哪个国家"}, timeout=20))
             assert refused[-1][1]["source"] == "refusal" and refused[-1][1]["refused"] is True
+            # a contrast its table answers alone: decided before the model would speak, so no place in line either
+            table = events_of(c.post("/api/ask", json={"question": "B树和B+树的区别是什么"}, timeout=20))
+            assert table[-1][1]["source"] == "grounded" and table[-1][1]["answer"].startswith("对比（资料原文）")
             assert queue_of(c) == {"slots": 1, "running": 1, "waiting": 0, "queue_size": 1}
             llm.gate.set()
             assert ra.next({"answer"})[1]["source"] == "llm"
@@ -107,7 +110,7 @@ def test_passages_only_answers_never_take_a_place_in_line(sample_data):
     only slot taken and no room in line (they used to queue: 18 of 30 concurrent asks got 503)."""
     llm = GatedLlm(slots=1)
     with served(sample_data, llm, clients=2, serve_queue_size=0) as (srv, (a, c)):
-        with asking(a, "B树和B+树的区别") as ra:
+        with asking(a, GENERATED) as ra:
             assert ra.next({"token"})[0] == "token"  # the only slot, no room in line
             assert wait_until(lambda: llm.calls == 1)
             assert c.post("/api/ask", json={"question": "折半查找的时间复杂度"}).status_code == 503
@@ -130,7 +133,7 @@ def test_passages_only_answers_never_take_a_place_in_line(sample_data):
 def test_a_closed_tab_cancels_its_generation_and_frees_the_slot(sample_data):
     llm = GatedLlm(slots=1)
     with served(sample_data, llm, serve_queue_size=2) as (srv, (a, b, c)):
-        with asking(a, "B树和B+树的区别") as ra:
+        with asking(a, GENERATED) as ra:
             assert ra.next({"token"})[0] == "token"
             with asking(b, "折半查找的时间复杂度") as rb:  # waits in line, then leaves
                 assert rb.next({"queued"})[1]["position"] == 1
@@ -148,7 +151,7 @@ def test_a_closed_tab_cancels_its_generation_and_frees_the_slot(sample_data):
 def test_an_answer_past_its_time_limit_is_stopped(sample_data):
     llm = GatedLlm(slots=1)
     with served(sample_data, llm, clients=1, serve_ask_timeout=1.0) as (srv, (a,)):
-        with asking(a, "B树和B+树的区别") as ra:
+        with asking(a, GENERATED) as ra:
             kind, data = ra.next({"error", "answer"})
         assert kind == "error" and data["error"] == "timeout"
         # stopped at the gate, or (on a machine too busy to reach the LLM within the second) before it
@@ -165,7 +168,7 @@ def test_a_client_gone_before_the_stream_starts_gives_its_slot_back(sample_data)
     llm = GatedLlm(slots=1)
     app, _ = make_app(sample_data, llm=llm)
     queue = app.state.queue
-    body = json.dumps({"question": "B树和B+树的区别"}).encode()
+    body = json.dumps({"question": GENERATED}).encode()
 
     async def call():
         messages = [{"type": "http.request", "body": body, "more_body": False}]
