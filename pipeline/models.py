@@ -310,8 +310,10 @@ class ContrastTable(BaseModel):
 
     things: list[str]
     rows: list[ContrastRow]
-    # the table is the answer: "fallback" (the model's answer failed the check), "alone" (asked instead of the model)
-    answers: Literal["", "fallback", "alone"] = ""
+    # the table is the answer: "fallback" (the model's answer failed the check), "alone" (asked instead of the model),
+    # "stated": the material states the difference itself (``stated``), which is the answer instead of the rows
+    answers: Literal["", "fallback", "alone", "stated"] = ""
+    stated: Optional[KeySentence] = None
 
     @property
     def full_rows(self) -> int:

@@ -49,7 +49,7 @@ from pipeline.ask.conflicts import disclosure, find_conflicts
 from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt, question_kind
 from pipeline.ask.retrieve import Retrieval
 from pipeline.ask.sentences import CITATION, strip_citations
-from pipeline.models import Answer, Claim, Hit, KeySentence
+from pipeline.models import Answer, Claim, ContrastTable, Hit, KeySentence
 
 __all__ = ["REFUSAL", "SYSTEM", "PROMPT_VERSION", "AnswerConfig", "answer", "render", "should_refuse",
            "build_prompt", "order_for_context"]
@@ -288,6 +288,13 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys, record=record,
                            source="none", core_shown=shown, conflicts=disclose() if shown else [],
                            note=None if shown else "no passage sentence covers the question: see the passages"))
+    said = _stated_difference(question, keys, hits, kind, cfg)
+    if said is not None:  # the material's own words on the difference: the answer, no model, no core before it
+        text = contrast.render(said)
+        emit(table_lead(said) + text)
+        return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
+                           source="grounded", contrast=said, conflicts=disclose(),
+                           note="the material states the difference: answered with its passage, without the model"))
     shown_core = core_answers(keys, retrieval)  # an off-topic core is not shown before the model speaks
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
@@ -386,6 +393,19 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         text += "\n参考来源：" + " ".join(h.citation for h in hits[:2])
     return done(Answer(**common, answer=text, refused=False, source="llm", conflicts=disclose(),
                        contrast=table if sides else None))
+
+
+def _stated_difference(question: str, keys: list[KeySentence], hits, kind: str, cfg: AnswerConfig
+                       ) -> Optional[ContrastTable]:
+    """The passage that states the difference a 区别 question asks about, when contrasts are answered
+    without the model (``contrast_table_first``), else None."""
+    if not (cfg.contrast_sides and cfg.contrast_table_first) or kind == "calculation":
+        return None
+    rules = claimcheck.load_rules(cfg.rules_file)
+    k = contrast.stated(question, keys, hits, rules)
+    if k is None:
+        return None
+    return ContrastTable(things=contrast.contrasted(question, rules), rows=[], answers="stated", stated=k)
 
 
 def _ruled_past_gate(question: str, retrieval: Retrieval, cfg: AnswerConfig, vocab=None) -> Optional[Answer]:

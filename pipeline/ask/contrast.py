@@ -35,7 +35,7 @@ from typing import Optional
 from pipeline.ask import keysentences
 from pipeline.ask.contrast_facts import Fact, facts, side_names
 from pipeline.ask.entities import question_entities
-from pipeline.ask.sentences import FUNCTION_CHARS, content, normalise
+from pipeline.ask.sentences import FUNCTION_CHARS, content, normalise, split_sentences
 from pipeline.models import ContrastRow, ContrastTable, Hit, KeySentence
 
 HEAD = "对比（资料原文）："
@@ -70,6 +70,60 @@ _ASKS_DIFFERENCE = re.compile(r"区别|区分|不同|差别|差异|异同|不一
 def asks_difference(question: str) -> bool:
     """Does the question ask how two things differ (not only for a fact of each)?"""
     return bool(_ASKS_DIFFERENCE.search(question))
+
+
+# a sentence that states a difference itself: "B树和B+树的主要区别可以归纳为以下几点", "两者的不同在于…"
+_STATES_DIFFERENCE = re.compile(r"(?:区别|不同|差别|差异|不同之处|区别之处)(?:主要)?(?:在于|是|有|为|如下|可以|可归纳|归纳|表现在|体现在|[：:])")
+_LIST_ITEM = re.compile(r"^\s*(?:[（(]\d{1,2}[)）]|\d{1,2}[.、．]|[①②③④⑤⑥⑦⑧⑨⑩]|[一二三四五六七八九十][、.．])")
+STATED_KEYS = 2  # key sentences looked at for a stated difference (the best ones: it must answer the question)
+STATED_CHARS = 600  # of the stated passage shown: its sentence and the numbered points that follow it
+STATED_HEAD = "资料对两者区别的原文说明："
+
+
+def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Optional[KeySentence]:
+    """A key sentence (of the first ``STATED_KEYS``) that states the difference the question asks about: it
+    names both sides and says 区别在于/不同是/区别如下…; returned with the numbered points after it in its passage
+    (up to ``STATED_CHARS``), not cut as a key sentence is. The material's own statement answers a 区别
+    question better than facts the table pairs up; None when the question asks no difference or no key
+    sentence states it."""
+    things = contrasted(question, rules) if asks_difference(question) else []
+    if len(things) != 2:
+        return None
+    names = side_names(things, rules)
+    by_id = {h.chunk_id: h for h in hits}
+    for k in keys[:STATED_KEYS]:
+        low = normalise(k.text).lower()
+        if not _STATES_DIFFERENCE.search(low) or not _names_both(low, names):
+            continue
+        hit = by_id.get(k.chunk_id)
+        return k if hit is None else k.model_copy(update={"text": _with_points(k.text, hit.text)})
+    return None
+
+
+def _names_both(low: str, names: list[list[str]]) -> bool:
+    """Both sides named, each apart from the other's longer name (B树 not only inside B+树)."""
+    every = sorted({n for side in names for n in side}, key=len, reverse=True)
+    found = set()
+    for n in every:
+        if n in low:
+            found |= {i for i, side in enumerate(names) if n in side}
+            low = low.replace(n, "\x00")
+    return found == {0, 1}
+
+
+def _with_points(sentence: str, passage: str) -> str:
+    """``sentence`` as its passage has it, with the numbered points that follow it (a key sentence is cut
+    with "…"): up to ``STATED_CHARS``, ending at a sentence."""
+    head = sentence.rstrip("…")
+    at = passage.find(head[:40])
+    if at < 0:
+        return sentence
+    out = ""
+    for part in split_sentences(passage[at:], semicolon=False):
+        if out and (len(out) + len(part) > STATED_CHARS or not (_LIST_ITEM.search(part) or len(out) < len(head))):
+            break
+        out += part
+    return out.strip() or sentence
 
 
 def contrasted(question: str, rules) -> list[str]:
@@ -289,7 +343,10 @@ def _cell(f: Optional[Fact]) -> Optional[KeySentence]:
 
 def render(t: ContrastTable, rows: Optional[list[ContrastRow]] = None) -> str:
     """The table as lines a terminal and the web page both read: ``方面：…`` and under it one line per
-    side, ``  A：fact [来源: …]`` (the citation kept whole: the page turns it into a chip)."""
+    side, ``  A：fact [来源: …]`` (the citation kept whole: the page turns it into a chip). A difference
+    the material states (``answers == "stated"``) is its passage under ``STATED_HEAD``."""
+    if t.stated is not None and t.answers == "stated":
+        return f"{STATED_HEAD}\n{t.stated.text} {t.stated.citation}"
     lines = [HEAD]
     for r in t.rows if rows is None else rows:
         lines.append(f"{ASPECT}{r.aspect}")

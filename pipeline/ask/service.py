@@ -287,7 +287,7 @@ class QueryService:
                                     vocab=found.retriever.bm25.vocab, on_token=held.append)
         except _ModelNeeded:
             return None
-        alone = result.contrast is not None and result.contrast.answers == "alone"  # the table, no model asked
+        alone = result.contrast is not None and result.contrast.answers in ("alone", "stated")  # no model asked
         if result.source not in NO_GENERATION + ("program",) and not alone:  # a program by rule: no model call
             return None
         for piece in held:

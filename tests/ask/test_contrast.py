@@ -192,3 +192,34 @@ def test_a_fact_of_each_is_asked_of_the_model_and_the_table_follows():
     a = answer("分页和分段分别以什么为单位", _retrieval(_hits(rows)), llm)
     assert llm.calls and a.source == "llm"
     assert contrast.asks_difference("分页和分段有什么区别") and not contrast.asks_difference("分页和分段分别以什么为单位")
+
+
+# our own wording: a passage that states the difference itself, point by point
+STATED = ("顺序表和链表都是线性表的存储结构。顺序表和链表的主要区别有以下几点。（1）顺序表用一组地址连续的存储单元依次存放元素，"
+          "链表的结点在内存中可以不连续；（2）顺序表可以随机存取，链表只能从头指针开始顺序存取。（3）顺序表插入删除要移动元素，"
+          "链表只需修改指针。链表的每个结点还要多占一个指针域。")
+
+
+def test_a_difference_the_material_states_is_the_answer_whole_without_the_model():
+    llm = FakeLlm([])  # any call would raise
+    streamed: list[str] = []
+    a = answer("顺序表和链表的区别是什么", _retrieval(_hits(STATED, path=("第二章 线性表", "2.3 比较"))), llm,
+               on_token=streamed.append)
+    assert a.source == "grounded" and a.contrast.answers == "stated" and not llm.calls
+    shown = render(a)
+    assert shown.startswith("解答：\n" + contrast.STATED_HEAD) and "".join(streamed) == shown
+    # the sentence with its numbered points, all three, and not the sentence after them
+    assert "主要区别有以下几点。（1）" in shown and "（3）顺序表插入删除要移动元素，链表只需修改指针。" in shown
+    assert "多占一个指针域" not in shown and a.hits[0].citation in shown
+
+
+@pytest.mark.parametrize("question, text", [
+    ("顺序表和链表分别怎样存取元素", STATED),  # a fact of each is asked: the model answers
+    ("顺序表和链表的区别是什么", "顺序表的主要区别在于地址连续。链表由结点构成，结点含数据域和指针域。"),  # one side only
+    ("B树和B+树的区别是什么", "B+树和平衡树的主要区别在于叶结点用指针链接。"),  # B树 only inside B+树
+])
+def test_no_stated_difference(question, text):
+    hits = _hits(text)
+    keys = [contrast.KeySentence(text=t, chunk_id=hits[0].chunk_id, citation=hits[0].citation)
+            for t in text.split("。") if t]
+    assert contrast.stated(question, keys, hits, RULES) is None
