@@ -94,9 +94,10 @@ def test_a_past_paper_question_or_a_refusal_is_answered_while_every_slot_is_busy
             assert [k for k, _ in record] == ["token", "answer"] and record[-1][1]["source"] == "record"
             refused = events_of(c.post("/api/ask", json={"question": "2022年世界杯冠军是哪个国家"}, timeout=20))
             assert refused[-1][1]["source"] == "refusal" and refused[-1][1]["refused"] is True
-            # a contrast its table answers alone: decided before the model would speak, so no place in line either
+            # a contrast the material's passage (or its table) answers alone: decided before the model would
+            # speak, so no place in line either
             table = events_of(c.post("/api/ask", json={"question": "B树和B+树的区别是什么"}, timeout=20))
-            assert table[-1][1]["source"] == "grounded" and table[-1][1]["answer"].startswith("对比（资料原文）")
+            assert table[-1][1]["source"] == "grounded" and table[-1][1]["answer"].startswith("资料对两者区别的原文说明")
             assert queue_of(c) == {"slots": 1, "running": 1, "waiting": 0, "queue_size": 1}
             llm.gate.set()
             assert ra.next({"answer"})[1]["source"] == "llm"
