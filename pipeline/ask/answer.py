@@ -397,15 +397,11 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
 
 def _stated_difference(question: str, keys: list[KeySentence], hits, kind: str, cfg: AnswerConfig
                        ) -> Optional[ContrastTable]:
-    """The passage that states the difference a 区别 question asks about, when contrasts are answered
-    without the model (``contrast_table_first``), else None."""
+    """The passage that states the difference a 区别 question asks about (``contrast.stated``), when
+    contrasts are answered without the model (``contrast_table_first``), else None."""
     if not (cfg.contrast_sides and cfg.contrast_table_first) or kind == "calculation":
         return None
-    rules = claimcheck.load_rules(cfg.rules_file)
-    k = contrast.stated(question, keys, hits, rules)
-    if k is None:
-        return None
-    return ContrastTable(things=contrast.contrasted(question, rules), rows=[], answers="stated", stated=k)
+    return contrast.stated(question, keys, hits, claimcheck.load_rules(cfg.rules_file))
 
 
 def _ruled_past_gate(question: str, retrieval: Retrieval, cfg: AnswerConfig, vocab=None) -> Optional[Answer]:

@@ -80,12 +80,12 @@ STATED_CHARS = 600  # of the stated passage shown: its sentence and the numbered
 STATED_HEAD = "资料对两者区别的原文说明："
 
 
-def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Optional[KeySentence]:
+def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Optional[ContrastTable]:
     """A key sentence (of the first ``STATED_KEYS``) that states the difference the question asks about: it
     names both sides and says 区别在于/不同是/区别如下…; returned with the numbered points after it in its passage
-    (up to ``STATED_CHARS``), not cut as a key sentence is. The material's own statement answers a 区别
-    question better than facts the table pairs up; None when the question asks no difference or no key
-    sentence states it."""
+    (up to ``STATED_CHARS``), not cut as a key sentence is, as a table that answers with it (``answers ==
+    "stated"``, no rows). The material's own statement answers a 区别 question better than facts the table
+    pairs up; None when the question asks no difference or no key sentence states it."""
     things = contrasted(question, rules) if asks_difference(question) else []
     if len(things) != 2:
         return None
@@ -96,7 +96,8 @@ def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Op
         if not _STATES_DIFFERENCE.search(low) or not _names_both(low, names):
             continue
         hit = by_id.get(k.chunk_id)
-        return k if hit is None else k.model_copy(update={"text": _with_points(k.text, hit.text)})
+        said = k if hit is None else k.model_copy(update={"text": _with_points(k.text, hit.text)})
+        return ContrastTable(things=things, rows=[], answers="stated", stated=said)
     return None
 
 
