@@ -267,7 +267,9 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return done(Answer(**base, answer=REFUSAL if llm is not None else None, refused=True, source="refusal",
                            note="retrieval found nothing relevant enough"))
     record, strong = records.resolve(question, hits, retrieval.exact_question)
-    kind = question_kind(question, record)
+    # a weak record only leads the prompt: its type (choice) is not the question's, and a student who asked
+    # without options must not be told "选C" about options never shown
+    kind = question_kind(question, record if strong else None)
     if record is not None and strong and cfg.record_answers and records.answerable(record):
         text = records.format_record(record)
         emit(text)
@@ -299,8 +301,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")
     program_note = None
-    calc_kind = kind if strong else question_kind(question)  # a weak record's type (choice) is not the question's
-    if cfg.calc_programs and calculate.applies(question, calc_kind, record, strong):
+    if cfg.calc_programs and calculate.applies(question, kind, record, strong):
         t_program, stats_before = time.perf_counter(), getattr(llm, "last_stats", None)
         try:
             text, program, program_note = calculate.solve(question, keys, hits, llm, model_programs=cfg.calc_model_programs,
@@ -316,7 +317,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             timings.update({f"program_{k}": v for k, v in llm_figures(llm).items()})
         if text is not None:
             emit(text)
-            return done(Answer(**base, answer=text, refused=False, kind=calc_kind, key_sentences=keys, record=record,
+            return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
                                core_shown=shown_core, source="program", program=program, conflicts=disclose()))
     rules = claimcheck.load_rules(cfg.rules_file)
     table = contrast.table(question, hits, rules, vocab, retrieval.side_hits) \

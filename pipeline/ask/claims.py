@@ -14,7 +14,11 @@ A sentence is supported when all of these hold (rules and thresholds in ``claims
 5. **overlap**: enough of its content occurs in one passage (plus the question);
 6. **attributes** (``pipeline/ask/entities.py``): what it says of a name (开放定址法, Prim算法) the
    passages do not say only of a sibling (拉链法, Kruskal算法), and a code means what the passages
-   map it to (变形补码: 10 is 负溢出, not 无溢出).
+   map it to (变形补码: 10 is 负溢出, not 无溢出);
+7. **invented terms**: a Latin name (PID, TLB) or a letter formula (⌈n/2⌉, m-1) it uses occurs in
+   the passages or the question (a unit after a number is the number rule's): the model's own
+   knowledge shows as a name the material never uses ("系统靠进程ID（PID）知道进程存在", where the
+   material says PCB).
 
 Polarity terms inside a name (慢启动, 快速排序: ``pipeline/ask/names.py``) are no claim. A sentence
 the stream already said (or the same step again and again: ``pipeline/ask/repetition.py``) is a
@@ -207,6 +211,25 @@ def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
     return numbers.check_numbers(sentence, ev.hay, ev.q_hay, rules.numbers, ev.material)
 
 
+# a Latin name of two or more letters, not a unit right after a number ("64KB", "51.2 μs")
+_LATIN_NAME = re.compile(r"(?<![A-Za-z0-9.])[A-Za-z]{2,}(?![A-Za-z])")
+# a formula over a one-letter variable: n/2, m-1, 2^n, n+1 (not a word: "TCP-IP")
+_LETTER_FORMULA = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]\s*[-+*/^]\s*\d+|\d+\s*[-+*/^]\s*[A-Za-z])(?![A-Za-z0-9])")
+
+
+def check_invented(sentence: str, ev: Evidence) -> Optional[str]:
+    """A Latin name or letter formula the passages and the question never use (rule 7)."""
+    text = normalise(strip_citations(sentence))
+    hay = ev.hay.lower()
+    for m in _LETTER_FORMULA.finditer(text):
+        if _squash(m.group()).lower() not in hay:
+            return f"invented: formula {m.group()} is in no passage"
+    for m in _LATIN_NAME.finditer(text):
+        if m.group().lower() not in hay:
+            return f"invented: {m.group()} is in no passage"
+    return None
+
+
 def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[Hit] = None) -> Optional[str]:
     text = normalise(strip_citations(sentence))
     letters: set[str] = set()
@@ -290,15 +313,35 @@ def check_polarity(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[s
         need = pair.min_subject or rules.polarity.min_subject
         prev = 0
         for start, end, side in terms:
-            subj = _subject(text, start, prev)
+            subjects = coordinated(text[max(prev, start - SUBJECT_CHARS, 0):start]) or [_subject(text, start, prev)]
             prev = end
-            if _weight(subj) < 2:  # "是稳定的。": the subject is the question's
-                subj = subj | _question_subject(ev.question, pair)
-            verdict = _passage_side(subj, _object(text, end), pair, ev, rules, need)
-            if verdict and side not in verdict[0]:
-                said = text[start:end]
-                return f"polarity: says {said}, the passage says {verdict[1]}"
+            for subj in subjects:
+                if _weight(subj) < 2:  # "是稳定的。": the subject is the question's
+                    subj = subj | _question_subject(ev.question, pair)
+                verdict = _passage_side(subj, _object(text, end), pair, ev, rules, need)
+                if verdict and side not in verdict[0]:
+                    said = text[start:end]
+                    return f"polarity: says {said}, the passage says {verdict[1]}"
     return None
+
+
+# "快速排序和归并排序都是稳定的": two subjects, one predicate said of each (都/均/全/两者都)
+_BOTH = re.compile(r"(?:都|均|全|两者都|二者都|也都)\s*(?:是|为|能|可以|需要|要|属于|采用|不)?[^，,。；;]{0,6}$")
+_AND = re.compile(r"以及|和|与|及|跟|同|、")
+
+
+def coordinated(before: str) -> list[set[str]]:
+    """The subjects of a predicate said of several things at once ("A和B都…", "A、B均…"), each on
+    its own: checked together, the passage's mention of either one matches half of the subject and
+    neither decides, so "快速排序和归并排序都是稳定的" passed though a passage says 快速排序不稳定.
+    Empty when ``before`` (the text before the polarity term) names fewer than two."""
+    clause = re.split(r"[，,。；;：:！？!?\n]", before)[-1]
+    both = _BOTH.search(clause)
+    if not both:
+        return []
+    parts = [_subject_grams(p) for p in _AND.split(clause[:both.start()])]
+    parts = [p for p in parts if _weight(p) >= 2]
+    return parts if len(parts) >= 2 else []
 
 
 def _object(text: str, end: int) -> set[str]:
@@ -422,6 +465,7 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
     reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
+              or check_invented(sentence, ev)
               or check_attributes(sentence, ev, rules))
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)

@@ -121,8 +121,19 @@ def test_weak_record_leads_the_prompt_and_checks_the_letter():
     a = answer("8台打印机K个进程每个最多要3台，K最小多少会死锁", _good(rec), llm)
     _, user = llm.calls[0]
     assert user.index("答案：C") < user.index("解析：") < user.index("</资料>")
-    assert a.kind == "choice" and not a.claims[0].supported and "option" in a.claims[0].reason
+    # the kind is the question's own: a weak record's type (choice) would have the model name a letter of
+    # options the student never saw
+    assert a.kind == "calculation" and not a.claims[0].supported and "option" in a.claims[0].reason
     assert a.source in ("grounded", "refusal") and "选B" not in (a.answer or "")
+
+
+def test_a_weak_choice_record_does_not_make_a_question_without_options_a_choice():
+    rec = _hit(1, RECORD, path=("2009年真题", "第25题"), kind="question", year=2009, number=25)
+    llm = FakeLlm(["K=4时每个进程分得2台后都在等第3台，发生死锁。"])
+    a = answer("8台打印机K个进程竞争使用时怎样会死锁", _good(rec), llm)
+    _, user = llm.calls[0]
+    assert a.record is not None and not a.record.strong
+    assert a.kind != "choice" and "第一句写出正确选项字母" not in user
 
 
 def test_off_topic_question_that_passes_retrieval_is_refused_not_answered_with_a_core():
