@@ -77,11 +77,13 @@ _STATES_DIFFERENCE = re.compile(r"(?:区别|不同|差别|差异|不同之处|�
 _LIST_ITEM = re.compile(r"^\s*(?:[（(]\d{1,2}[)）]|\d{1,2}[.、．]|[①②③④⑤⑥⑦⑧⑨⑩]|[一二三四五六七八九十][、.．])")
 STATED_KEYS = 2  # key sentences looked at for a stated difference (the best ones: it must answer the question)
 STATED_CHARS = 600  # of the stated passage shown: its sentence and the numbered points that follow it
+STATED_HITS = 2  # …then the best passages' own sentences: "有何不同" ranks the material's "主要区别有" low as a key
 STATED_HEAD = "资料对两者区别的原文说明："
 
 
 def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Optional[ContrastTable]:
-    """A key sentence (of the first ``STATED_KEYS``) that states the difference the question asks about: it
+    """A key sentence (of the first ``STATED_KEYS``; else a sentence of the first ``STATED_HITS`` passages) that
+    states the difference the question asks about: it
     names both sides and says 区别在于/不同是/区别如下…; returned with the numbered points after it in its passage
     (up to ``STATED_CHARS``), not cut as a key sentence is, as a table that answers with it (``answers ==
     "stated"``, no rows). The material's own statement answers a 区别 question better than facts the table
@@ -98,6 +100,12 @@ def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Op
         hit = by_id.get(k.chunk_id)
         said = k if hit is None else k.model_copy(update={"text": _with_points(k.text, hit.text)})
         return ContrastTable(things=things, rows=[], answers="stated", stated=said)
+    for hit in hits[:STATED_HITS]:  # the question worded the difference otherwise (有何不同, 不一样)
+        for sentence in split_sentences(hit.text, semicolon=False):
+            low = normalise(sentence).lower()
+            if _STATES_DIFFERENCE.search(low) and _names_both(low, names):
+                said = KeySentence(text=_with_points(sentence, hit.text), chunk_id=hit.chunk_id, citation=hit.citation)
+                return ContrastTable(things=things, rows=[], answers="stated", stated=said)
     return None
 
 

@@ -49,11 +49,19 @@ def rrf(lists: list[tuple[list[str], float]], k: int = 60) -> list[tuple[str, fl
 
 
 # spoken fillers ("快表是什么东西，里面存的是什么") are no topic: left uncovered, they read as an unknown topic
-_QUESTION_WORDS = re.compile(r"什么|怎么|怎样|如何|哪些|哪个|哪里|哪种|多少|几个|几次|几种|为什么|是否|请问|请|一下|"
+_QUESTION_WORDS = re.compile(r"有何|为何|何为|何种|区别|不同|差异|异同|差别|不一样|什么|怎么|怎样|如何|哪些|哪个|哪里|哪种|多少|几个|几次|几种|为什么|是否|请问|请|一下|"
                              r"分别|呢|吗|吧|是|的|了|和|与|及|或|有|在|对|中|一个|能|会|要|可以|应该|"
                              r"东西|里面|里边|到底|具体|究竟")
 _CONTENT = re.compile(r"[\u3400-\u9fffA-Za-z0-9]")
 COVERAGE_HITS = 3
+# a Latin-led name the tokenizer splits (B树 → b + 树, B+树, 2PL协议…): found as written in a passage, all
+# of it is covered; its lone character (树) never counts on its own, so "B树与B+树有何不同" covered only B, B
+_COMPOUND = re.compile(r"[a-z][a-z0-9+]*[\u3400-\u9fff]")
+
+
+def _compounds(low: str) -> list[tuple[str, list[int]]]:
+    """(compound, its character positions) of each Latin-led name in the lowered question."""
+    return [(m.group(), list(range(m.start(), m.end()))) for m in _COMPOUND.finditer(low)]
 
 
 def query_coverage(question: str, vocab, texts: list[str]) -> float:
@@ -73,6 +81,9 @@ def query_coverage(question: str, vocab, texts: list[str]) -> float:
             while start != -1:
                 covered.update(range(start, start + len(tok)))
                 start = low.find(tok, start + 1)
+    for compound, chars in _compounds(low):
+        if compound in hay:
+            covered.update(chars)
     return len(covered & set(content)) / len(content)
 
 
@@ -100,6 +111,7 @@ class _QuestionWeights:
                 chars += [i for i in range(start, start + len(tok)) if i in self.content]
                 start = low.find(tok, start + 1)
             self.words.append((tok, bm25.idf(tok), chars))
+        self.compounds = [(c, [i for i in chars if i in self.content]) for c, chars in _compounds(low)]
         self.unseen = bm25.idf("")  # df = 0
 
     def coverage(self, text: str) -> float:
@@ -112,6 +124,10 @@ class _QuestionWeights:
             for i in chars:
                 if i not in weight or (found and not weight[i][1]):
                     weight[i] = (w, found)
+        for compound, chars in self.compounds:
+            if compound in hay:
+                for i in chars:
+                    weight[i] = (weight.get(i, (self.unseen, False))[0], True)
         total = sum(weight.get(i, (self.unseen, False))[0] for i in self.content)
         covered = sum(w for w, found in weight.values() if found)
         return covered / total if total else 0.0

@@ -213,6 +213,23 @@ def test_a_difference_the_material_states_is_the_answer_whole_without_the_model(
     assert "多占一个指针域" not in shown and a.hits[0].citation in shown
 
 
+BTREES = ("B树是多路平衡查找树。B树和B+树的主要区别有以下几点。（1）B+树的叶结点包含全部关键字，B树的关键字不重复；"
+          "（2）B+树的叶结点用指针链接，适合范围查询。B树的查找可以在非叶结点结束。")
+
+
+def test_a_stated_difference_is_found_in_the_best_passages_when_no_key_sentence_holds_it():
+    """"有何不同" / "不一样" do not share the passage's 区别: its statement ranks low as a key sentence,
+    so the best passages' own sentences are looked at too (both sides named, a difference stated)."""
+    hits = _hits(BTREES, path=("第七章 查找", "7.3 B树"))
+    keys = [contrast.KeySentence(text="B树是多路平衡查找树。", chunk_id=hits[0].chunk_id, citation=hits[0].citation)]
+    for question in ("B树与B+树有何不同", "B树和B+树有什么不一样"):
+        said = contrast.stated(question, keys, hits, RULES)
+        assert said is not None and said.answers == "stated", question
+        assert said.stated.text.startswith("B树和B+树的主要区别有以下几点。（1）") and "（2）" in said.stated.text
+        assert "非叶结点结束" not in said.stated.text and said.stated.citation == hits[0].citation
+    assert contrast.stated("B树和B+树分别适合什么查询", keys, hits, RULES) is None  # no difference asked
+
+
 @pytest.mark.parametrize("question, text", [
     ("顺序表和链表分别怎样存取元素", STATED),  # a fact of each is asked: the model answers
     ("顺序表和链表的区别是什么", "顺序表的主要区别在于地址连续。链表由结点构成，结点含数据域和指针域。"),  # one side only

@@ -72,3 +72,22 @@ def test_spoken_fillers_are_not_an_unknown_topic():
     vocab = {"快表", "页表", "页表项", "存放"}
     passages = ["快表是存放常用页表项的高速缓冲存储器。"]
     assert query_coverage("快表是什么东西，里面存的是什么？", vocab, passages) == query_coverage("快表存的是什么？", vocab, passages)
+
+
+def test_a_latin_led_name_found_as_written_is_covered_and_the_ask_is_no_topic():
+    """"B树与B+树有何不同": the tokenizer splits B树 into b + 树 (a lone character never counts), and
+    不同 is what is asked, not a topic the passage must name; the B树 passage covers the whole question."""
+    from pipeline.ask.retrieve import passage_coverage, query_coverage
+    from pipeline.index.bm25 import Bm25Index
+    from pipeline.text.tokenize import tokenize
+
+    docs = {"btree": "B树的叶结点不带信息；B+树的叶结点包含全部关键字，并按大小顺序链接。",
+            "lsm": "日志结构的合并树把随机写变成顺序写。",
+            **{f"x{i}": f"二叉排序树的第{i}层结点，查找路径上的树结点。" for i in range(6)}}
+    bm25 = Bm25Index.build(list(docs), [tokenize(t) for t in docs.values()])
+    for q in ("B树与B+树有何不同", "B树和B+树有什么不同", "B树和B+树的区别是什么"):
+        assert query_coverage(q, bm25.vocab, [docs["btree"]]) == pytest.approx(1.0), q
+        assert passage_coverage(q, bm25, docs["btree"]) == pytest.approx(1.0), q
+    # a name the passage does not hold as written stays uncovered: T树 is not B树
+    assert passage_coverage("T树与B+树有何不同", bm25, docs["btree"]) < 0.8
+    assert passage_coverage("T树与B+树有何不同", bm25, docs["lsm"]) < 0.35
