@@ -18,7 +18,10 @@ A sentence is supported when all of these hold (rules and thresholds in ``claims
 7. **invented terms**: a Latin name (PID, TLB) or a letter formula (⌈n/2⌉, m-1) it uses occurs in
    the passages or the question (a unit after a number is the number rule's): the model's own
    knowledge shows as a name the material never uses ("系统靠进程ID（PID）知道进程存在", where the
-   material says PCB).
+   material says PCB);
+8. **transplanted subject**: when a passage says what the sentence predicates (≥ ``TRANSPLANT_SAID``
+   of its words) but no passage saying it names the sentence's subject, the sentence moved a fact onto
+   another thing ("虚拟存储器是通过将…存放在…Cache中": the passage says it of 高速缓冲技术).
 
 Polarity terms inside a name (慢启动, 快速排序: ``pipeline/ask/names.py``) are no claim. A sentence
 the stream already said (or the same step again and again: ``pipeline/ask/repetition.py``) is a
@@ -228,6 +231,30 @@ def check_invented(sentence: str, ev: Evidence) -> Optional[str]:
         if m.group().lower() not in hay:
             return f"invented: {m.group()} is in no passage"
     return None
+
+
+# "X是/指/通过/用于…": the subject before the first of these (2–14 chars), what is said of it after
+_PREDICATE = re.compile(r"是|指|通过|用于|能够|可以")
+TRANSPLANT_SAID = 0.9  # share of the predicate's words one passage holds: it says this, word for word
+TRANSPLANT_NEAR = 0.7  # …and any passage holding this share may be the one that names the subject
+TRANSPLANT_MIN_GRAMS = 8  # a shorter predicate ("是稳定的") is said of many things
+
+
+def check_transplant(sentence: str, ev: Evidence) -> Optional[str]:
+    """A passage's predicate said of a subject no passage saying it names (rule 8)."""
+    text = normalise(strip_citations(sentence))
+    m = _PREDICATE.search(text)
+    if not m or not 2 <= m.start() <= 14:
+        return None
+    subject, said = _subject_grams(text[:m.start()]), grams(text[m.end():])
+    if not subject or len(said) < TRANSPLANT_MIN_GRAMS:
+        return None
+    shares = [containment(said, g) for g in ev.hit_grams]
+    if max(shares, default=0.0) < TRANSPLANT_SAID:
+        return None
+    if any(share >= TRANSPLANT_NEAR and subject & _subject_grams(h.text) for share, h in zip(shares, ev.hits)):
+        return None
+    return f"transplanted: the passage says this, but not of {text[:m.start()]}"
 
 
 def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[Hit] = None) -> Optional[str]:
@@ -465,7 +492,7 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
     reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
-              or check_invented(sentence, ev)
+              or check_invented(sentence, ev) or check_transplant(sentence, ev)
               or check_attributes(sentence, ev, rules))
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)
