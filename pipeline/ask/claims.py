@@ -128,6 +128,7 @@ class Evidence:
     question: str
     record: Optional[RecordAnswer] = None
     hay: str = ""  # passages + question, normalised, no whitespace
+    hay_low: str = ""  # the same, lower-cased (names: PID, pcb)
     material: str = ""  # the same with its whitespace (it separates words: "20B - UDP")
     q_hay: str = ""  # the question alone, the same way
     hit_grams: list[set[str]] = field(default_factory=list)
@@ -147,6 +148,7 @@ class Evidence:
         ev = cls(hits=hits, question=question, record=record)
         ev.material = normalise("\n".join([h.text for h in hits] + [question]))
         ev.hay = _squash(ev.material)
+        ev.hay_low = ev.hay.lower()
         ev.q_hay = _squash(normalise(question))
         ev.hit_grams = [grams(h.text) for h in hits]
         ev.hit_texts = [_squash(content(h.text)) for h in hits]
@@ -223,12 +225,11 @@ _LETTER_FORMULA = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]\s*[-+*/^]\s*\d+|\d+\s
 def check_invented(sentence: str, ev: Evidence) -> Optional[str]:
     """A Latin name or letter formula the passages and the question never use (rule 7)."""
     text = normalise(strip_citations(sentence))
-    hay = ev.hay.lower()
     for m in _LETTER_FORMULA.finditer(text):
-        if _squash(m.group()).lower() not in hay:
+        if _squash(m.group()).lower() not in ev.hay_low:
             return f"invented: formula {m.group()} is in no passage"
     for m in _LATIN_NAME.finditer(text):
-        if m.group().lower() not in hay:
+        if m.group().lower() not in ev.hay_low:
             return f"invented: {m.group()} is in no passage"
     return None
 

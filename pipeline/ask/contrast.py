@@ -82,30 +82,29 @@ STATED_HEAD = "资料对两者区别的原文说明："
 
 
 def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Optional[ContrastTable]:
-    """A key sentence (of the first ``STATED_KEYS``; else a sentence of the first ``STATED_HITS`` passages) that
-    states the difference the question asks about: it
-    names both sides and says 区别在于/不同是/区别如下…; returned with the numbered points after it in its passage
-    (up to ``STATED_CHARS``), not cut as a key sentence is, as a table that answers with it (``answers ==
-    "stated"``, no rows). The material's own statement answers a 区别 question better than facts the table
-    pairs up; None when the question asks no difference or no key sentence states it."""
+    """The sentence that states the difference the question asks about: it names both sides and says
+    区别在于/不同是/区别如下…; looked for in the first ``STATED_KEYS`` key sentences, then in the first
+    ``STATED_HITS`` passages (a question worded 有何不同 ranks the passage's 主要区别有 low as a key). Returned
+    with the numbered points after it in its passage (up to ``STATED_CHARS``), not cut as a key sentence is,
+    as a table that answers with it (``answers == "stated"``, no rows). The material's own statement answers
+    a 区别 question better than facts the table pairs up; None when the question asks no difference or no
+    sentence states it."""
     things = contrasted(question, rules) if asks_difference(question) else []
     if len(things) != 2:
         return None
     names = side_names(things, rules)
     by_id = {h.chunk_id: h for h in hits}
-    for k in keys[:STATED_KEYS]:
-        low = normalise(k.text).lower()
+    candidates = [(k.text, by_id.get(k.chunk_id), k) for k in keys[:STATED_KEYS]]
+    candidates += [(sentence, hit, None) for hit in hits[:STATED_HITS]
+                   for sentence in split_sentences(hit.text, semicolon=False)]
+    for sentence, hit, key in candidates:
+        low = normalise(sentence).lower()
         if not _STATES_DIFFERENCE.search(low) or not _names_both(low, names):
             continue
-        hit = by_id.get(k.chunk_id)
-        said = k if hit is None else k.model_copy(update={"text": _with_points(k.text, hit.text)})
+        said = key or KeySentence(text=sentence, chunk_id=hit.chunk_id, citation=hit.citation)
+        if hit is not None:  # a key sentence whose passage is not among the hits stays as it is
+            said = said.model_copy(update={"text": _with_points(sentence, hit.text)})
         return ContrastTable(things=things, rows=[], answers="stated", stated=said)
-    for hit in hits[:STATED_HITS]:  # the question worded the difference otherwise (有何不同, 不一样)
-        for sentence in split_sentences(hit.text, semicolon=False):
-            low = normalise(sentence).lower()
-            if _STATES_DIFFERENCE.search(low) and _names_both(low, names):
-                said = KeySentence(text=_with_points(sentence, hit.text), chunk_id=hit.chunk_id, citation=hit.citation)
-                return ContrastTable(things=things, rows=[], answers="stated", stated=said)
     return None
 
 
