@@ -19,6 +19,7 @@ from .fake import FakeLlm
 from .packaged import DEFAULT_PACKAGED, PACKAGED, default_models_dir
 
 BACKENDS = ("local", "openai", "none")
+STATE_DIR = "kv"  # in the models folder: saved system-prompt KV states (local_gguf, prefix_state)
 
 __all__ = ["Cancelled", "Llm", "LlmError", "Request", "TokenCallback", "chat_messages", "FakeLlm", "make_llm", "BACKENDS",
            "PACKAGED", "DEFAULT_PACKAGED", "default_models_dir"]
@@ -45,7 +46,8 @@ def make_llm(
     ``packaged`` assembled and verified in ``models_dir`` (default
     ``$EXAMRAG_MODELS_DIR`` or ``~/.cache/examrag/models``); the model is loaded now, with
     ``slots`` concurrent generations of ``n_ctx`` tokens each, reusing a slot's prompt prefix when
-    ``prompt_cache``. ``timeout`` bounds a whole call
+    ``prompt_cache`` (and a system prompt's KV state saved in ``models_dir/kv`` by an earlier process:
+    ``prefix_state``). ``timeout`` bounds a whole call
     (default: none).
     ``openai``: ``base_url`` and ``model`` are required; ``timeout`` bounds connecting and each
     read (default 60 s).
@@ -57,14 +59,15 @@ def make_llm(
     if b == "local":
         from .local_gguf import LocalGguf
 
+        home = Path(models_dir) if models_dir else default_models_dir()
         if model_path:
             path = Path(model_path).expanduser()
         else:
             from .packaged import assemble
 
-            path = assemble(packaged, Path(models_dir) if models_dir else default_models_dir())
+            path = assemble(packaged, home)
         return LocalGguf(path, n_threads=threads, n_ctx=n_ctx, slots=slots, timeout=timeout,
-                         prompt_cache=prompt_cache)
+                         prompt_cache=prompt_cache, state_dir=home / STATE_DIR)
     if b == "openai":
         from .openai_compat import OpenAICompat
 

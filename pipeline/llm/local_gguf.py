@@ -10,8 +10,9 @@ remains a bench-only requirement (requirements/bench-llama.txt) for that compari
 
 Network: nothing leaves the machine, and nothing is downloaded (the model is a local file).
 Starting the engine does open llama.cpp's HTTP listener on 127.0.0.1 at a random port (xllamacpp
-cannot start without it). examrag never uses it: every call goes in-process. The listener is locked
-with a random API key that never leaves this object, so other local programs get HTTP 401.
+cannot start without it). Every generation goes in-process; the listener is used only to save and
+restore a slot's KV state (``prefix_state``, on 127.0.0.1, no proxy, a time limit on each read). It is
+locked with a random API key that never leaves this object, so other local programs get HTTP 401.
 
 Slots: ``slots`` generations run at once, each in its own slot of ``n_ctx`` tokens (the KV cache
 is ``slots * n_ctx``, about 28 KB per token for the 1.5B model). ``complete()`` is thread-safe:
@@ -29,7 +30,10 @@ its next event, which cancels the request and frees its slot; ``complete()`` wai
 Prompt cache: with ``prompt_cache`` (the default) a request reuses the KV state of the longest
 prefix it shares with what its slot last held: the fixed system prompt (and the chat template's
 first tokens) are read once per slot, not once per question (~100 tokens: ~3 s on a 2-core AVX2
-CPU). ``last_stats`` says how many tokens were reused (``cached_tokens``) and read
+CPU). With ``state_dir`` that holds across processes too: the system prompt's state is saved once per
+machine and restored into a slot that does not hold it (``prefix_state``), so a cold ``cli.py ask``
+reads only its question and material. The slots are chosen here (``id_slot``), so it is known what
+each one holds. ``last_stats`` says how many tokens were reused (``cached_tokens``) and read
 (``prompt_evaluated``). Without it, every request evaluates its whole prompt, so earlier calls cannot
 change an answer even in rounding (for bit-reproducible benches).
 
@@ -58,13 +62,14 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pipeline.errors import one_line
 
 from .base import Cancelled, Llm, LlmError, Request, TokenCallback
+from .prefix_state import PrefixStore, SlotActions
+from .runtime import check_cpu, check_gguf, import_runtime
 
-INSTALL_HINT = "run scripts/install_llm.sh"
 DEFAULT_SLOTS = 2
 # Prompt tokens per decode step: the longest stretch without an event to stop at (~2 s of prompt
 # processing at 30 tokens/s). Measured on 2 busy cores: 64 processed prompts no slower than 256
@@ -80,7 +85,8 @@ class LocalGguf(Llm):
     """Chat completion with a local GGUF file; the model is loaded once, here.
 
     ``timeout`` bounds each ``complete()`` call in seconds (None: no limit); ``batch`` is the
-    prompt tokens per decode step (see ``BATCH``). ``load_s`` is the
+    prompt tokens per decode step (see ``BATCH``); ``state_dir`` is where system-prompt KV states are
+    saved for later processes (None: not saved; see ``prefix_state``). ``load_s`` is the
     load time; ``last_stats`` holds the measurements of the calling thread's last call (so
     concurrent callers each see their own): ``prompt_tokens`` (all of the prompt),
     ``cached_tokens`` (reused from the prompt cache) and ``prompt_evaluated`` (read now),
@@ -92,7 +98,7 @@ class LocalGguf(Llm):
 
     def __init__(self, model_path: Path, n_threads: int = 2, n_ctx: int = 4096,
                  slots: int = DEFAULT_SLOTS, timeout: Optional[float] = None, seed: int = 0,
-                 batch: int = BATCH, prompt_cache: bool = True) -> None:
+                 batch: int = BATCH, prompt_cache: bool = True, state_dir: Optional[Path] = None) -> None:
         path = Path(model_path).expanduser()
         self.model_path = path
         self.model_id = path.stem
@@ -103,13 +109,19 @@ class LocalGguf(Llm):
         self.batch = batch
         self.prompt_cache = prompt_cache
         self._stats = threading.local()
-        self._free = threading.BoundedSemaphore(self.slots)
+        self._free: queue.Queue[int] = queue.Queue()  # the ids of the slots no call is using
+        for slot in range(self.slots):
+            self._free.put(slot)
+        self._holds: list[Optional[str]] = [None] * self.slots  # the system prompt (digest) each slot's cache starts with
+        self._prefix_lock = threading.Lock()  # one process computes a missing saved state at a time
+        self._api_key = secrets.token_hex(16)
         self._runs: set[_Run] = set()
         self._runs_lock = threading.Lock()
         self._server: Any = None
         check_gguf(path)
         check_cpu()
-        xllamacpp = _import_runtime()
+        xllamacpp = import_runtime()
+        self._store = _prefix_store(state_dir, path, xllamacpp, n_ctx) if prompt_cache else None
         params = self._params(xllamacpp, path, n_threads)
         t0 = time.perf_counter()
         try:
@@ -123,6 +135,7 @@ class LocalGguf(Llm):
         # (seen: `ask` of a past-paper question, answered from its record in milliseconds without the
         # model, never exited).
         self._server.handle_metrics()
+        self._slot_actions = SlotActions(self._server.listening_address, self._api_key) if self._store else None
         self.load_s = time.perf_counter() - t0
         _close_at_exit(self)
 
@@ -136,7 +149,10 @@ class LocalGguf(Llm):
         p.cpuparams.n_threads = p.cpuparams_batch.n_threads = n_threads
         p.n_threads_http = 1
         p.verbosity = -1  # failures come back as LlmError; the log would flood the terminal
-        p.api_keys = [secrets.token_hex(16)]  # the unused HTTP listener answers 401 to others
+        p.api_keys = [self._api_key]  # the HTTP listener answers 401 to others
+        if self._store is not None:  # saved system-prompt states (prefix_state): the only use of the listener
+            p.slot_save_path = f"{self._store.directory}{os.sep}"
+            p.endpoint_slots = True
         p.offline = True
         p.fit_params = False  # keep n_ctx as asked instead of shrinking it to free memory
         p.cache_ram_mib = 0  # no extra prompt store in RAM: a slot's own KV (prompt_cache) is the cache
@@ -157,41 +173,31 @@ class LocalGguf(Llm):
         t0 = time.perf_counter()
         self._stats.value = {}  # a call that fails or is stopped leaves no figures, never the last call's
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        if not self._free.acquire(timeout=_left(deadline)):
+        try:
+            slot = self._free.get(timeout=_left(deadline))
+        except queue.Empty:
             raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
-                           f"waiting for a free slot (all {self.slots} busy)")
-        run = _Run(req.cancel)
-        worker = run.worker = threading.Thread(target=self._generate, args=(server, request, run),
-                                               name="examrag-llm", daemon=True)
-        with self._runs_lock:
-            self._runs.add(run)
-        worker.start()
+                           f"waiting for a free slot (all {self.slots} busy)") from None
         pieces: list[str] = []
         first: Optional[float] = None
+
+        def on_text(text: str) -> None:
+            nonlocal first
+            if first is None:
+                first = time.perf_counter() - t0
+            pieces.append(text)
+            if on_token is not None:  # its exceptions propagate untouched
+                on_token(text)
+
+        request["id_slot"] = slot
         try:
-            while True:
-                kind, value = run.next(deadline)
-                if req.cancelled():  # seen at the next prompt-progress event or token
-                    raise Cancelled(f"local LLM {self.model_id}: cancelled ({len(pieces)} tokens generated)")
-                if kind == _TEXT:
-                    if first is None:
-                        first = time.perf_counter() - t0
-                    pieces.append(value)
-                    if on_token is not None:  # its exceptions propagate untouched
-                        on_token(value)
-                elif kind == _ERROR:
-                    raise LlmError(f"local LLM {self.model_id}: {value}")
-                elif kind == _DONE:
-                    break
-                else:  # timed out
-                    raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
-                                   f"({len(pieces)} tokens generated)")
+            self._prepare(server, slot, req, deadline)
         except BaseException:
-            run.stop.set()
-            worker.join(CANCEL_WAIT_S)
+            self._free.put(slot)
             raise
-        worker.join()
-        t = run.timings
+        self._holds[slot] = None  # known again once this request has read its prompt
+        t = self._exchange(server, request, req, deadline, on_text, pieces, release=slot)
+        self._holds[slot] = self._store.digest(req.system) if self._store else None
         self._stats.value = {
             "prompt_tokens": int(t.get("cache_n", 0) + t.get("prompt_n", 0)) if t else None,
             "cached_tokens": int(t.get("cache_n", 0)) if t else None,
@@ -208,8 +214,86 @@ class LocalGguf(Llm):
     def last_stats(self) -> dict[str, Any]:
         return getattr(self._stats, "value", {})
 
+    def _exchange(self, server: Any, request: dict, req: Request, deadline: Optional[float],
+                  on_text: Callable[[str], None], pieces: list[str], release: Optional[int] = None
+                  ) -> dict[str, Any]:
+        """Run one request in the engine on a worker thread, passing its text to ``on_text`` on this
+        thread; stop it on cancel, timeout or any exception. Returns the engine's timings. Slot
+        ``release`` is freed when the engine is done with the request, not before (a stopped request
+        leaves its slot at the engine's next event)."""
+        run = _Run(req.cancel)
+        run.release = release
+        worker = run.worker = threading.Thread(target=self._generate, args=(server, request, run),
+                                               name="examrag-llm", daemon=True)
+        with self._runs_lock:
+            self._runs.add(run)
+        try:
+            worker.start()
+        except BaseException:
+            with self._runs_lock:
+                self._runs.discard(run)
+            if release is not None:
+                self._free.put(release)
+            raise
+        try:
+            while True:
+                kind, value = run.next(deadline)
+                if req.cancelled():  # seen at the next prompt-progress event or token
+                    raise Cancelled(f"local LLM {self.model_id}: cancelled ({len(pieces)} tokens generated)")
+                if kind == _TEXT:
+                    on_text(value)
+                elif kind == _ERROR:
+                    raise LlmError(f"local LLM {self.model_id}: {value}")
+                elif kind == _DONE:
+                    break
+                else:  # timed out
+                    raise LlmError(f"local LLM {self.model_id}: timed out after {self.timeout:g}s "
+                                   f"({len(pieces)} tokens generated)")
+        except BaseException:
+            run.stop.set()
+            worker.join(CANCEL_WAIT_S)
+            raise
+        worker.join()
+        return run.timings
+
+    def _prepare(self, server: Any, slot: int, req: Request, deadline: Optional[float]) -> None:
+        """Make ``slot``'s cache start with ``req.system`` (see prefix_state): nothing when it already
+        does; else restore the saved state, computing and saving it first when this machine has none."""
+        store, actions = self._store, self._slot_actions
+        if store is None or actions is None or not req.system:
+            return
+        digest = store.digest(req.system)
+        if self._holds[slot] == digest:
+            return
+        saved = store.path(digest)
+        if not saved.is_file():
+            with self._prefix_lock:
+                if not saved.is_file():
+                    self._save_prefix(server, slot, req, deadline, digest)
+        if saved.is_file() and actions.restore(slot, saved.name) > 0:
+            self._holds[slot] = digest
+        elif saved.is_file():  # corrupt, truncated, or of another build: computed anew next time
+            saved.unlink(missing_ok=True)
+
+    def _save_prefix(self, server: Any, slot: int, req: Request, deadline: Optional[float], digest: str) -> None:
+        """Read the system prompt alone into ``slot`` (one token generated) and save the slot's state
+        under a temporary name, then rename it: the file never holds a question."""
+        request = {"messages": [{"role": "system", "content": req.system}, {"role": "user", "content": ""}],
+                   "max_tokens": 1, "temperature": 0.0, "seed": self.seed, "stream": True,
+                   "return_progress": True, "cache_prompt": True, "id_slot": slot}
+        self._exchange(server, request, req, deadline, lambda _text: None, [])
+        store, temp = self._store, self._store.temp_name(digest)
+        try:
+            if self._slot_actions.save(slot, temp):
+                os.replace(store.directory / temp, store.path(digest))
+                self._holds[slot] = digest
+        except OSError:
+            pass
+        finally:
+            (store.directory / temp).unlink(missing_ok=True)
+
     def _generate(self, server: Any, request: dict, run: "_Run") -> None:
-        """Worker thread: run one request in the engine; always frees its slot permit."""
+        """Worker thread: run one request in the engine."""
         try:
             server.handle_chat_completions(request, run.on_event)
         except Exception as e:  # e.g. ValueError for a JSON schema the grammar cannot express
@@ -218,7 +302,8 @@ class LocalGguf(Llm):
             run.put(_DONE, "")
             with self._runs_lock:
                 self._runs.discard(run)
-            self._free.release()
+            if run.release is not None:
+                self._free.put(run.release)
 
     def busy_slots(self) -> int:
         """Requests the engine is processing now: its own count, so a cancelled request is seen
@@ -262,6 +347,7 @@ class _Run:
         self.cancel = cancel
         self.timings: dict[str, Any] = {}
         self.worker: Optional[threading.Thread] = None
+        self.release: Optional[int] = None  # the slot id freed when the engine is done with it
         self._q: queue.SimpleQueue = queue.SimpleQueue()
 
     def put(self, kind: str, value: str) -> None:
@@ -312,55 +398,23 @@ def _close_all() -> None:
         llm.close()
 
 
+def _prefix_store(state_dir: Optional[Path], model: Path, xllamacpp: Any, n_ctx: int) -> Optional[PrefixStore]:
+    """Where saved system-prompt states go (None: not kept; a folder that cannot be made is no error)."""
+    if state_dir is None:
+        return None
+    try:
+        Path(state_dir).mkdir(parents=True, exist_ok=True)
+        return PrefixStore(Path(state_dir), model, getattr(xllamacpp, "__version__", "?"), n_ctx)
+    except OSError:
+        return None
+
+
 def _rate(value: Any) -> Optional[float]:
     """A tokens-per-second figure of the engine's timings, rounded (None when it gave none)."""
     try:
         return round(float(value), 1) if value is not None and float(value) > 0 else None
     except (TypeError, ValueError):
         return None
-
-
-def check_gguf(path: Path) -> None:
-    """LlmError unless ``path`` is a readable file starting with the GGUF magic (a user's file
-    gets this check; the packaged model is verified by sha256 in packaged.assemble)."""
-    if not path.is_file():
-        raise LlmError(f"local LLM: model file {path} not found")
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-    except OSError as e:
-        raise LlmError(f"local LLM: cannot read model file {path}: {e.strerror or e}") from None
-    if magic != b"GGUF":
-        raise LlmError(f"local LLM: {path} is not a GGUF file (starts with {magic!r})")
-
-
-def check_cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> None:
-    """LlmError on an x86-64 CPU without AVX2: the prebuilt wheel is compiled for AVX2 and would
-    die of an illegal instruction instead of failing with a message. Unknown CPUs pass."""
-    try:
-        flags = next((ln.split(":", 1)[1].split() for ln in cpuinfo.read_text().splitlines()
-                      if ln.startswith("flags")), None)
-    except OSError:
-        return
-    if flags is not None and "avx2" not in flags:
-        raise LlmError("local LLM: this CPU lacks AVX2, which the prebuilt xllamacpp runtime needs; "
-                       "use an OpenAI-compatible endpoint instead (EXAMRAG_LLM_BACKEND=openai), or none")
-
-
-def _import_runtime() -> Any:
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see the module docstring
-    try:
-        import xllamacpp  # heavy: loads llama.cpp
-    except ModuleNotFoundError as e:
-        if e.name != "xllamacpp":
-            raise LlmError(f"local LLM: xllamacpp cannot import {e.name}; {INSTALL_HINT}") from None
-        raise LlmError(f"local LLM: xllamacpp is not installed; {INSTALL_HINT}") from None
-    except (ImportError, OSError) as e:  # a shared library it links to is missing
-        hint = ("install the OpenMP runtime (Debian/Ubuntu: apt-get install libgomp1)"
-                if "libgomp" in str(e) else INSTALL_HINT)
-        raise LlmError(f"local LLM: xllamacpp cannot load its library: {one_line(str(e), 160)}; "
-                       f"{hint}") from None
-    return xllamacpp
 
 
 def _error_text(err: Any) -> str:

@@ -226,3 +226,47 @@ def test_a_past_paper_question_with_the_local_model_answers_from_the_record_and_
     r = cli("ask", "2024年第2题", data_dir=sample_data, env={"EXAMRAG_LLM_BACKEND": "local"}, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("【2024年第2题】") and "答案：C" in r.stdout and "模拟卷_参考答案" in r.stdout
+
+
+def test_a_new_process_restores_the_saved_system_prompt_instead_of_reading_it(llm_runtime, tmp_path):
+    """prefix_state: the first engine reads the system prompt once and saves its KV state (the prompt
+    alone, no question); a later engine (a cold `cli.py ask`) restores it into its slot, reads only the
+    question, and answers the same. A corrupt saved state is never used: it is read as before and
+    saved anew."""
+    from pipeline.llm.local_gguf import LocalGguf
+
+    model = assemble(DEFAULT_PACKAGED, default_models_dir())
+    state = tmp_path / "kv"
+
+    def fresh() -> LocalGguf:
+        return LocalGguf(model, n_threads=2, slots=2, state_dir=state)
+
+    first = fresh()
+    try:
+        said = first.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0)
+        asked = first.last_stats["prompt_tokens"]
+    finally:
+        first.close()
+    saved = sorted(state.iterdir())
+    assert [p.suffix for p in saved] == [".kv"], saved  # one state, no temporary file left
+    head = saved[0].read_bytes()[:12]  # llama.cpp's sequence state: magic, version, token count
+    assert head[:4] == b"qsgg" and int.from_bytes(head[8:12], "little") < asked  # the question is not on disk
+
+    second = fresh()
+    try:
+        assert second.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == said
+        st = second.last_stats
+        assert st["cached_tokens"] >= 10 and st["prompt_evaluated"] < st["prompt_tokens"], st
+        assert second.complete(SYSTEM, "什么是队列？", max_tokens=2, temperature=0.0)  # the other slot too
+        assert second.last_stats["cached_tokens"] >= 10, second.last_stats
+    finally:
+        second.close()
+
+    saved[0].write_bytes(b"not a state" * 100)
+    third = fresh()
+    try:
+        assert third.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == said
+        assert third.last_stats["cached_tokens"] == 0, third.last_stats  # the garbage was not restored
+    finally:
+        third.close()
+    assert not saved[0].exists() or saved[0].read_bytes()[:11] != b"not a state"
