@@ -6,7 +6,8 @@ so the answer path stops generation at the first sign of one and counts the sent
 claim. :class:`RepetitionGuard` watches the stream (thresholds in ``claims.yaml``, ``repetition``):
 
 - **sentence** (:meth:`RepetitionGuard.sentence`, per finished sentence): the same sentence again
-  (whitespace, punctuation and citations ignored) once it has ``min_chars`` characters, else the
+  (whitespace, punctuation, citations and a leading connective ignored: ``因此，X。`` after ``X。``
+  says nothing new) once it has ``min_chars`` characters, else the
   ``short_times``-th time; the same sentence with other numbers (``第1次…``, ``第2次…``)
   ``template_run`` times in a row; or a sentence that is itself one stretch said ``tail_times`` times;
 - **partial** (:meth:`RepetitionGuard.partial`, on the unfinished rest of the stream): a loop with
@@ -29,7 +30,13 @@ MAX_UNIT = 160  # longest stretch a loop is looked for in (a long calculation st
 MIN_DISTINCT = 4  # a stretch of fewer distinct characters is a bit pattern or a run of zeros, not a loop
 
 
+# words that only link a sentence to the one before: "因此，奇偶校验码能查出50%错。" repeats "奇偶校验码能查出50%错。"
+LEAD_WORDS = ("综上所述", "由此可见", "也就是说", "换句话说", "总而言之", "因此", "所以", "综上", "总之", "故而",
+              "从而", "于是", "可见", "即")
+
+
 class RepetitionRules(StrictRules):
+    lead_words: list[str] = list(LEAD_WORDS)  # dropped from a sentence's start before comparing
     min_chars: int = 6  # a sentence this long said a second time is a loop…
     short_times: int = 3  # …a shorter one ("缺页。") the third time
     template_run: int = 8  # the same sentence with other numbers, this many times in a row
@@ -37,9 +44,18 @@ class RepetitionRules(StrictRules):
     tail_times: int = 3  # …said this many times in a row, within one sentence or the unfinished rest
 
 
-def key(sentence: str) -> str:
-    """What a sentence says, for comparing: no citations, whitespace or punctuation."""
-    return _NOISE.sub("", normalise(strip_citations(sentence)))
+def key(sentence: str, lead_words: tuple[str, ...] | list[str] = ()) -> str:
+    """What a sentence says, for comparing: no citations, whitespace or punctuation, and none of
+    ``lead_words`` at its start (a connective, "因此", is not what it says)."""
+    k = _NOISE.sub("", normalise(strip_citations(sentence)))
+    cut = True
+    while cut:
+        cut = False
+        for w in sorted(lead_words, key=len, reverse=True):
+            if k.startswith(w) and len(k) > len(w):
+                k, cut = k[len(w):], True
+                break
+    return k
 
 
 def looping_tail(text: str, min_unit: int, times: int) -> Optional[str]:
@@ -67,7 +83,7 @@ class RepetitionGuard:
     def sentence(self, text: str) -> Optional[str]:
         """Why ``text``, the next finished sentence, is a loop, or None."""
         r = self.rules
-        k = key(text)
+        k = key(text, r.lead_words)
         if not k:
             return None
         self.seen[k] += 1

@@ -19,6 +19,19 @@ def test_the_same_sentence_twice_is_a_loop():
     assert verdicts[:2] == [None, None] and verdicts[2] and guard.reason == verdicts[2]
 
 
+def test_a_leading_connective_does_not_hide_a_repeat():
+    said = "奇偶校验码能查出50%错。"
+    _, verdicts = feed([said, "根据奇偶校验码的原理，一个数据中1的个数决定校验位。", "因此，" + said])
+    assert verdicts[:2] == [None, None] and verdicts[2] and "2 times" in verdicts[2]
+    _, verdicts = feed(["所以综上所述，" + said, said])
+    assert verdicts[1]
+
+
+def test_a_connective_before_a_new_statement_is_no_repeat():
+    _, verdicts = feed(["栈是后进先出的线性表。", "因此，栈适合实现函数调用。", "即栈顶元素最先出栈。"])
+    assert verdicts == [None, None, None]
+
+
 def test_citations_and_spacing_do_not_hide_a_repeat():
     _, verdicts = feed([ASL, ASL.replace(" ", "") + " [来源: 第七章 查找 › 7.2|第3页·片段1]"])
     assert verdicts[1]
