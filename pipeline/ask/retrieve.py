@@ -59,6 +59,28 @@ COVERAGE_HITS = 3
 _COMPOUND = re.compile(r"[a-z][a-z0-9+]*[\u3400-\u9fff]")
 
 
+def _blank_question_words(question: str) -> str:
+    """The question with its question words blanked, each character to a space (positions kept)."""
+    return _QUESTION_WORDS.sub(lambda m: " " * len(m.group()), question)
+
+
+def _inner_words(question: str, blanked: str, vocab) -> list[tuple[str, list[int]]]:
+    """Indexed words (≥ 2 chars) that a blanked question word was part of, with their positions:
+    中断 (中 is a question word), 有效位, 对称, 会话层, 功能. Found in a passage, the whole word covers
+    the question; otherwise its question-word character stays out, as before."""
+    low, out = question.lower(), []
+    for tok in set(tokenize_query(question, vocab)):
+        if len(tok) < 2 or _QUESTION_WORDS.fullmatch(tok) or re.fullmatch(f"(?:{_QUESTION_WORDS.pattern})+", tok):
+            continue
+        start = low.find(tok)
+        while start != -1:
+            span = range(start, start + len(tok))
+            if any(blanked[i] == " " and _CONTENT.match(question[i]) for i in span):
+                out.append((tok, [i for i in span if _CONTENT.match(question[i])]))
+            start = low.find(tok, start + 1)
+    return out
+
+
 def _compounds(low: str) -> list[tuple[str, list[int]]]:
     """(compound, its character positions) of each Latin-led name in the lowered question."""
     return [(m.group(), list(range(m.start(), m.end()))) for m in _COMPOUND.finditer(low)]
@@ -68,12 +90,16 @@ def query_coverage(question: str, vocab, texts: list[str]) -> float:
     """Share of the question's content characters covered by indexed words (≥ 2 chars, or ASCII
     words) that occur in the given hit texts. Questions outside the material score near 0: their
     topic words are not in the index, or not in the passages that matched generic words."""
-    q = _QUESTION_WORDS.sub(" ", question)
-    content = [i for i, ch in enumerate(q) if _CONTENT.match(ch)]
-    if not content:
-        return 0.0
+    q = _blank_question_words(question)
+    content = {i for i, ch in enumerate(q) if _CONTENT.match(ch)}
     hay = "".join(texts).lower()
     covered: set[int] = set()
+    for word, chars in _inner_words(question, q, vocab):
+        if word in hay:
+            content.update(chars)
+            covered.update(chars)
+    if not content:
+        return 0.0
     low = q.lower()
     for tok in set(tokenize_query(q, vocab)):
         if (len(tok) >= 2 or tok.isascii()) and tok in hay:
@@ -84,7 +110,7 @@ def query_coverage(question: str, vocab, texts: list[str]) -> float:
     for compound, chars in _compounds(low):
         if compound in hay:
             covered.update(chars)
-    return len(covered & set(content)) / len(content)
+    return len(covered & content) / len(content)
 
 
 def passage_coverage(question: str, bm25: Bm25Index, text: str) -> float:
@@ -101,9 +127,11 @@ class _QuestionWeights:
     first) and their IDF: computed once, then checked against each passage."""
 
     def __init__(self, question: str, bm25: Bm25Index):
-        q = _QUESTION_WORDS.sub(" ", question)
+        q = _blank_question_words(question)
         low = q.lower()
         self.content = {i for i, ch in enumerate(q) if _CONTENT.match(ch)}
+        # (word, IDF, characters): counted, and covered, only in a passage that has the word
+        self.inner = [(w, bm25.idf(w), chars) for w, chars in _inner_words(question, q, bm25.vocab)]
         self.words: list[tuple[str, float, list[int]]] = []  # (word, idf, its content characters)
         for tok in sorted(set(tokenize_query(q, bm25.vocab)), key=len, reverse=True):
             chars, start = [], low.find(tok)
@@ -115,10 +143,16 @@ class _QuestionWeights:
         self.unseen = bm25.idf("")  # df = 0
 
     def coverage(self, text: str) -> float:
-        if not self.content:
-            return 0.0
         hay = text.lower()
         weight: dict[int, tuple[float, bool]] = {}  # char -> (IDF of its word, word found in the passage)
+        content = set(self.content)
+        for tok, w, chars in self.inner:
+            if tok in hay:
+                content.update(chars)
+                for i in chars:
+                    weight[i] = (max(w, weight.get(i, (0.0, True))[0]), True)
+        if not content:
+            return 0.0
         for tok, w, chars in self.words:
             found = (len(tok) >= 2 or tok.isascii()) and tok in hay
             for i in chars:
@@ -128,8 +162,8 @@ class _QuestionWeights:
             if compound in hay:
                 for i in chars:
                     weight[i] = (weight.get(i, (self.unseen, False))[0], True)
-        total = sum(weight.get(i, (self.unseen, False))[0] for i in self.content)
-        covered = sum(w for w, found in weight.values() if found)
+        total = sum(weight.get(i, (self.unseen, False))[0] for i in content)
+        covered = sum(w for i, (w, found) in weight.items() if found and i in content)
         return covered / total if total else 0.0
 
 

@@ -91,3 +91,28 @@ def test_a_latin_led_name_found_as_written_is_covered_and_the_ask_is_no_topic():
     # a name the passage does not hold as written stays uncovered: T树 is not B树
     assert passage_coverage("T树与B+树有何不同", bm25, docs["btree"]) < 0.8
     assert passage_coverage("T树与B+树有何不同", bm25, docs["lsm"]) < 0.35
+
+
+def test_a_question_word_inside_a_term_does_not_cut_the_term():
+    """中 and 有 are question words (…中, 有什么), but 中断 and 有效位 are terms: "中断和异常有什么区别" lost
+    中断 to 断, a lone character that never counts as found, so the passage that answers it scored no
+    higher than one about 异常 alone (own set s06 was refused). A passage with the whole term covers it;
+    one without it does not."""
+    from pipeline.ask.retrieve import passage_coverage, query_coverage
+    from pipeline.index.bm25 import Bm25Index
+    from pipeline.text.tokenize import tokenize
+
+    docs = {"irq": "内中断即异常，信号来自CPU内部；外中断的信号来自CPU外部的设备。",
+            "exc": "异常处理程序结束后，信号量的值可能改变。",
+            "valid": "页表项中有效位的作用是表示该页是否已调入内存。",
+            **{f"x{i}": f"进程调度的第{i}种方式，作业在系统中排队。" for i in range(6)}}
+    bm25 = Bm25Index.build(list(docs), [tokenize(t) for t in docs.values()])
+    q = "中断和异常有什么区别"
+    assert passage_coverage(q, bm25, docs["irq"]) == pytest.approx(1.0)  # was 0.48, as for docs["exc"]
+    assert passage_coverage(q, bm25, docs["exc"]) < 0.6
+    assert query_coverage(q, bm25.vocab, [docs["irq"]]) == pytest.approx(1.0)
+    two_part = q + "？信号分别是从哪里来的？"
+    assert passage_coverage(two_part, bm25, docs["irq"]) > passage_coverage(two_part, bm25, docs["exc"]) + 0.15
+    assert query_coverage(two_part, bm25.vocab, [docs["irq"]]) > 0.7  # was 0.57
+    assert passage_coverage("有效位有什么作用", bm25, docs["valid"]) >= 0.8  # was 0.3: 效位 alone
+    assert passage_coverage("有效位有什么作用", bm25, docs["exc"]) < 0.35
