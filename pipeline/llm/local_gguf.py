@@ -272,6 +272,7 @@ class LocalGguf(Llm):
                     self._save_prefix(server, slot, req, deadline, digest)
         if saved.is_file() and actions.restore(slot, saved.name) > 0:
             self._holds[slot] = digest
+            store.used(digest)
         elif saved.is_file():  # corrupt, truncated, or of another build: computed anew next time
             saved.unlink(missing_ok=True)
 
@@ -287,6 +288,7 @@ class LocalGguf(Llm):
             if self._slot_actions.save(slot, temp):
                 os.replace(store.directory / temp, store.path(digest))
                 self._holds[slot] = digest
+                store.prune()
         except OSError:
             pass
         finally:

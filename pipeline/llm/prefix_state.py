@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 SUFFIX = ".kv"
+MAX_STATES = 32  # saved states kept per folder (~3 MB each): the least recently used go first
 HTTP_TIMEOUT_S = 10.0  # a slot action is a file read/write of a few MB: milliseconds when it works
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback never goes through a proxy
 
@@ -51,6 +52,29 @@ class PrefixStore:
     def temp_name(self, digest: str) -> str:
         """A name only this process writes (llama.cpp accepts letters, digits, '.', '-', '_')."""
         return f"{digest}.{os.getpid()}.tmp"
+
+    def used(self, digest: str) -> None:
+        """Mark a state as just used (its mtime), so :meth:`prune` keeps it."""
+        try:
+            os.utime(self.path(digest))
+        except OSError:
+            pass
+
+    def prune(self, keep: int = MAX_STATES) -> list[Path]:
+        """Remove all but the ``keep`` most recently used states (a changed prompt, model or runtime
+        leaves its old states unused); the removed paths."""
+        try:
+            states = sorted(self.directory.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
+        except OSError:
+            return []
+        gone = []
+        for old in states[keep:]:
+            try:
+                old.unlink()
+                gone.append(old)
+            except OSError:
+                pass
+        return gone
 
 
 class SlotActions:

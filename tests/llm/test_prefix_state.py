@@ -30,6 +30,24 @@ def test_the_name_changes_with_the_prompt_the_model_file_and_the_runtime(tmp_pat
     assert all(c.isalnum() or c in ".-_" for c in store.temp_name(a))  # a name llama.cpp accepts
 
 
+def test_only_the_most_recently_used_states_are_kept(tmp_path):
+    import os
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    store = PrefixStore(tmp_path / "kv", model, "1.0", 4096)
+    store.directory.mkdir()
+    names = [store.digest(f"提示{i}") for i in range(6)]
+    for age, name in enumerate(names):  # names[0] newest … names[5] oldest
+        store.path(name).write_bytes(b"x")
+        os.utime(store.path(name), (1_000_000 - age * 10, 1_000_000 - age * 10))
+    (store.directory / "notes.txt").write_text("not a state")
+    store.used(names[5])  # the oldest was just restored: it stays
+    gone = store.prune(keep=3)
+    assert sorted(p.name for p in gone) == sorted(store.path(n).name for n in names[2:5])
+    assert {p.name for p in store.directory.iterdir()} == {store.path(n).name for n in (names[0], names[1], names[5])} | {"notes.txt"}
+
+
 class _Listener:
     """A loopback stand-in for the engine's HTTP listener: records requests, answers as told."""
 
