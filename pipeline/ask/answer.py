@@ -48,7 +48,7 @@ from pipeline.ask import contrast, keysentences, records
 from pipeline.ask.conflicts import disclosure, find_conflicts
 from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt, question_kind
 from pipeline.ask.retrieve import Retrieval
-from pipeline.ask.sentences import CITATION, strip_citations
+from pipeline.ask.sentences import CITATION, containment, grams, strip_citations
 from pipeline.models import Answer, Claim, ContrastTable, Hit, KeySentence
 
 __all__ = ["REFUSAL", "SYSTEM", "PROMPT_VERSION", "AnswerConfig", "answer", "render", "should_refuse",
@@ -68,6 +68,7 @@ FALLBACK_NOTE = "（生成的回答与资料不一致，已改为给出资料原
 COMPLETION_HEAD = "原文补充："
 NO_SOLUTION = "资料中有这道题（见参考片段），但没有它的答案与解析。"
 COMPLETION_GAIN = 0.15  # of the question's (weighted) words a quoted sentence must add to the answer
+COMPLETION_SAID = 0.8  # a key sentence with this share of its bigrams in the answer already is said, not added
 TABLE_FIRST_ROWS = 2  # full rows a contrast table needs to be the answer without the model (contrast_table_first)
 
 
@@ -439,11 +440,15 @@ def completion(question: str, text: str, keys: list[KeySentence], vocab=None) ->
     """Key sentences covering parts of the question the checked answer left out ("UDP首部几个字节？
     跟TCP比呢？" answered for UDP only): quoted after it, so the answer is complete from the
     material, not from the model. A key sentence is added when it raises the answer's coverage of
-    the question's words by at least ``COMPLETION_GAIN``."""
+    the question's words by at least ``COMPLETION_GAIN``, unless the answer already says it in other
+    words (``COMPLETION_SAID`` of its bigrams: "快表是慢表的副本…" then "TLB是…快表是慢表的副本…" again)."""
     terms = keysentences.question_terms(question, vocab)
     have, _ = keysentences.coverage(terms, text)
+    said = grams(text)
     out = []
     for k in keys:
+        if containment(grams(k.text), said) >= COMPLETION_SAID:
+            continue
         now, _ = keysentences.coverage(terms, text + "".join(x.text for x in out) + k.text)
         if now - have >= COMPLETION_GAIN:
             out.append(k)

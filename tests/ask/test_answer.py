@@ -211,3 +211,16 @@ def test_a_half_answer_is_completed_from_the_material():
     assert a.source == "llm" and a.answer.startswith("UDP的首部有8个字节。[来源: 传输层 › UDP|第3页·片段1]")
     assert "原文补充：\nTCP首部的固定部分是20个字节，还有选项部分。" in a.answer
     assert "".join(streamed).strip() == render(a).strip()
+
+
+def test_the_completion_does_not_quote_what_the_answer_already_says():
+    """Own set s33: the model wrote 快表 where the key sentence says TLB, so the sentence raised the
+    answer's coverage of the question (TLB) and was quoted again after it, nearly word for word."""
+    from pipeline.ask.answer import completion
+    from pipeline.models import KeySentence
+
+    said = KeySentence(text="+ TLB是页表的副本（快表是慢表的副本），而Cache为主存的副本。", chunk_id="c1", citation="[来源: x|片段1]")
+    new = KeySentence(text="快表中存放的是最近访问过的页表项。", chunk_id="c2", citation="[来源: x|片段2]")
+    answer_text = "快表是页表的副本（快表是慢表的副本），而Cache为主存的副本。"
+    assert said not in completion("快表（TLB）是什么东西，里面存的是什么？", answer_text, [said, new])
+    assert completion("快表（TLB）是什么东西，里面存的是什么？", "快表是一种存储器。", [said]) == [said]
