@@ -270,3 +270,30 @@ def test_a_new_process_restores_the_saved_system_prompt_instead_of_reading_it(ll
     finally:
         third.close()
     assert not saved[0].exists() or saved[0].read_bytes()[:11] != b"not a state"
+
+
+def test_two_first_questions_at_once_compute_the_saved_state_once(llm_runtime, tmp_path):
+    """`serve`'s first two questions arrive together on a machine with no saved state: one computes and
+    saves it, the other waits and restores it; both read only their question."""
+    from pipeline.llm.local_gguf import LocalGguf
+
+    llm = LocalGguf(assemble(DEFAULT_PACKAGED, default_models_dir()), n_threads=2, slots=2, state_dir=tmp_path)
+    out: dict[int, tuple[str, dict]] = {}
+
+    def call(i: int) -> None:
+        text = llm.complete(SYSTEM, ("什么是栈？", "什么是队列？")[i], max_tokens=6, temperature=0.0)
+        out[i] = (text, llm.last_stats)  # last_stats is per thread
+
+    try:
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=240)
+        assert not any(t.is_alive() for t in threads), "a call did not finish within 240 s"
+    finally:
+        llm.close()
+    assert sorted(out) == [0, 1]
+    for text, stats in out.values():
+        assert CJK.search(text) and stats["cached_tokens"] >= 10, (text, stats)
+    assert [p.suffix for p in tmp_path.iterdir()] == [".kv"]
