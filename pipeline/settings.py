@@ -141,7 +141,7 @@ class LlmSettings(Group):
     slots: int = Field(2, ge=1, description="Generations the local model runs at once (each with its own n_ctx context); more wait for a free slot. `serve` sizes its queue from it.")
     n_ctx: int = Field(4096, ge=512, description="Context tokens per slot of the local model (prompt + answer).")
     max_tokens: int = Field(300, description="Answer length cap in tokens (~12 s of generation for the packaged model on 2 cores).")
-    prompt_cache: bool = Field(True, description="The local model reuses the KV state of the prompt prefix its slot already holds (the fixed system prompt: ~3 s less per question on 2 AVX2 cores). false: every prompt is read whole (bit-reproducible benches).")
+    prompt_cache: bool = Field(True, description="The local model reuses the KV state of the prompt prefix its slot already holds (the fixed system prompt: ~3 s less per question on 2 AVX2 cores), and restores that state, saved once per machine in models_dir/kv, into a new process or a slot that does not hold it (a cold ask). false: every prompt is read whole and nothing is saved (bit-reproducible benches).")
 
 
 class ServeSettings(Group):
