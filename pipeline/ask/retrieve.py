@@ -59,6 +59,9 @@ COVERAGE_HITS = 3
 _COMPOUND = re.compile(r"[a-z][a-z0-9+]*[\u3400-\u9fff]")
 
 
+_ONLY_QUESTION_WORDS = re.compile(f"(?:{_QUESTION_WORDS.pattern})+")
+
+
 def _blank_question_words(question: str) -> str:
     """The question with its question words blanked, each character to a space (positions kept)."""
     return _QUESTION_WORDS.sub(lambda m: " " * len(m.group()), question)
@@ -70,7 +73,7 @@ def _inner_words(question: str, blanked: str, vocab) -> list[tuple[str, list[int
     the question; otherwise its question-word character stays out, as before."""
     low, out = question.lower(), []
     for tok in set(tokenize_query(question, vocab)):
-        if len(tok) < 2 or _QUESTION_WORDS.fullmatch(tok) or re.fullmatch(f"(?:{_QUESTION_WORDS.pattern})+", tok):
+        if len(tok) < 2 or _ONLY_QUESTION_WORDS.fullmatch(tok):
             continue
         start = low.find(tok)
         while start != -1:

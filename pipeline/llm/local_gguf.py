@@ -190,14 +190,15 @@ class LocalGguf(Llm):
                 on_token(text)
 
         request["id_slot"] = slot
+        digest = self._store.digest(req.system) if self._store else None
         try:
-            self._prepare(server, slot, req, deadline)
+            self._prepare(server, slot, req, deadline, digest)
         except BaseException:
             self._free.put(slot)
             raise
         self._holds[slot] = None  # known again once this request has read its prompt
         t = self._exchange(server, request, req, deadline, on_text, pieces, release=slot)
-        self._holds[slot] = self._store.digest(req.system) if self._store else None
+        self._holds[slot] = digest
         self._stats.value = {
             "prompt_tokens": int(t.get("cache_n", 0) + t.get("prompt_n", 0)) if t else None,
             "cached_tokens": int(t.get("cache_n", 0)) if t else None,
@@ -256,13 +257,14 @@ class LocalGguf(Llm):
         worker.join()
         return run.timings
 
-    def _prepare(self, server: Any, slot: int, req: Request, deadline: Optional[float]) -> None:
-        """Make ``slot``'s cache start with ``req.system`` (see prefix_state): nothing when it already
-        does; else restore the saved state, computing and saving it first when this machine has none."""
+    def _prepare(self, server: Any, slot: int, req: Request, deadline: Optional[float],
+                 digest: Optional[str]) -> None:
+        """Make ``slot``'s cache start with ``req.system`` (``digest`` names it; see prefix_state):
+        nothing when it already does; else restore the saved state, computing and saving it first when
+        this machine has none."""
         store, actions = self._store, self._slot_actions
-        if store is None or actions is None or not req.system:
+        if store is None or actions is None or digest is None or not req.system:
             return
-        digest = store.digest(req.system)
         if self._holds[slot] == digest:
             return
         saved = store.path(digest)
