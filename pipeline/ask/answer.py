@@ -46,7 +46,8 @@ from pipeline.ask import calculate
 from pipeline.ask import claims as claimcheck
 from pipeline.ask import contrast, keysentences, records
 from pipeline.ask.conflicts import disclosure, find_conflicts
-from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt, question_kind
+from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt
+from pipeline.ask.question import Asked, asked_of
 from pipeline.ask.retrieve import Retrieval
 from pipeline.ask.sentences import CITATION, containment, grams, strip_citations
 from pipeline.models import Answer, Claim, ContrastTable, Hit, KeySentence
@@ -250,7 +251,9 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return a
 
     hits = retrieval.hits
-    base = dict(question=question, hits=hits)
+    base = dict(question=str(question), hits=hits)
+    # the one analysis of the question every step below reads (retrieval made it, with the index vocabulary)
+    question = asked_of(retrieval.asked if retrieval.asked == question else question, vocab)
 
     def disclose() -> list[str]:
         """Conflicting numbers in the passages for what the question asks: disclosed after the
@@ -270,7 +273,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     record, strong = records.resolve(question, hits, retrieval.exact_question)
     # a weak record only leads the prompt: its type (choice) is not the question's, and a student who asked
     # without options must not be told "选C" about options never shown
-    kind = question_kind(question, record if strong else None)
+    question = question.with_record(record if strong else None)
+    kind = question.kind
     if record is not None and strong and cfg.record_answers and records.answerable(record):
         text = records.format_record(record)
         emit(text)
@@ -406,20 +410,20 @@ def _stated_difference(question: str, keys: list[KeySentence], hits, kind: str, 
     return contrast.stated(question, keys, hits, claimcheck.load_rules(cfg.rules_file))
 
 
-def _ruled_past_gate(question: str, retrieval: Retrieval, cfg: AnswerConfig, vocab=None) -> Optional[Answer]:
+def _ruled_past_gate(question: Asked, retrieval: Retrieval, cfg: AnswerConfig, vocab=None) -> Optional[Answer]:
     """A calculation question a rule computes from its own data although retrieval is weak
     (``calculate.passes_gate``): its program, no model, no core; the method cited from the top key
     sentence if it is about the question (:func:`core_answers`), else ``calculate.STANDARD_METHOD``
     (no citation rather than an unrelated passage's). None: the refusal stands."""
     record, strong = records.resolve(question, retrieval.hits, retrieval.exact_question)
-    if not calculate.passes_gate(question, question_kind(question, record if strong else None), record, strong):
+    if not calculate.passes_gate(question, question.with_record(record if strong else None).kind, record, strong):
         return None
     keys = keysentences.select(question, retrieval.hits, vocab, cfg.key_sentences) if retrieval.hits else []
     keys = keys[:1] if core_answers(keys, retrieval) else []
     text, program, note = calculate.solve(question, [], [], None,
                                           citation=keys[0].citation if keys else calculate.STANDARD_METHOD)
     return None if text is None else Answer(
-        question=question, hits=retrieval.hits, answer=text, refused=False, kind="calculation", record=record,
+        question=str(question), hits=retrieval.hits, answer=text, refused=False, kind="calculation", record=record,
         key_sentences=keys, source="program", program=program, note=f"{note}, past the weak-retrieval gate")
 
 
@@ -436,7 +440,7 @@ def llm_figures(llm) -> dict[str, float]:
     return {key: stats[name] for name, key in LLM_FIGURES.items() if isinstance(stats.get(name), (int, float))}
 
 
-def completion(question: str, text: str, keys: list[KeySentence], vocab=None) -> list[KeySentence]:
+def completion(question: "str | Asked", text: str, keys: list[KeySentence], vocab=None) -> list[KeySentence]:
     """Key sentences covering parts of the question the checked answer left out ("UDP首部几个字节？
     跟TCP比呢？" answered for UDP only): quoted after it, so the answer is complete from the
     material, not from the model. A key sentence is added when it raises the answer's coverage of

@@ -36,7 +36,7 @@ from pipeline.ask.calc_rules_sim import (
     PageFaults,
 )
 from pipeline.ask.calc_text import Rule
-from pipeline.ask.sentences import normalise
+from pipeline.ask.question import Asked, asked_of
 
 RULES: tuple[Rule, ...] = (
     # simulations (pipeline/ask/simulations.py)
@@ -49,9 +49,9 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def ruled(question: str) -> Optional[tuple[str, str]]:
+def ruled(question: "str | Asked") -> Optional[tuple[str, str]]:
     """(the rule's name, its program) when exactly one rule recognises the question; None otherwise."""
-    q = normalise(question)
+    q = asked_of(question).norm
     found = [(rule.name, program) for rule in RULES if (program := rule.match(q)) is not None]
     return found[0] if len(found) == 1 else None
 

@@ -59,7 +59,8 @@ from typing import Optional
 from pipeline.ask.calc_rules import ruled
 from pipeline.ask.calc_text import UNITS
 from pipeline.ask.program import run_program
-from pipeline.ask.sentences import normalise, strip_citations
+from pipeline.ask.question import Asked, asked_of
+from pipeline.ask.sentences import strip_citations
 from pipeline.ask.simulations import FORMATTERS, SIMULATIONS
 from pipeline.models import Hit, KeySentence, ProgramResult, ProgramStep, RecordAnswer
 
@@ -96,9 +97,9 @@ _COMMENT = re.compile(r"#\s*(.*)$")
 _SHADOWED = re.compile(r"^(\w+)\s*=\s*\1\s*\(", re.M)
 
 
-def given_numbers(question: str) -> list[str]:
+def given_numbers(question: "str | Asked") -> list[str]:
     """The numbers the question gives, as written; a hex number (0x1A3C, 1A3CH) as its decimal value."""
-    text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", normalise(question))
+    text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", asked_of(question).norm)
     return _NUMBER.findall(text)
 
 
@@ -108,7 +109,7 @@ def ruled_program(question: str) -> Optional[str]:
     return found[1] if found else None
 
 
-def applies(question: str, kind: str, record: Optional[RecordAnswer], strong: bool) -> bool:
+def applies(question: "str | Asked", kind: str, record: Optional[RecordAnswer], strong: bool) -> bool:
     """A calculation question with its own data (or a simulation question recognised by rule), not a
     past-paper record."""
     if kind != "calculation" or (record is not None and strong):
@@ -277,7 +278,7 @@ def simulated(source: str) -> bool:
                and n.func.id not in FORMATTERS for n in ast.walk(last))
 
 
-def passes_gate(question: str, kind: str, record: Optional[RecordAnswer], strong: bool) -> bool:
+def passes_gate(question: "str | Asked", kind: str, record: Optional[RecordAnswer], strong: bool) -> bool:
     """Whether a calculation question may be answered although retrieval is weak (the refusal gate,
     ``answer.should_refuse``): a rule writes its program from the question's own data, so the passages
     add only the method's citation. Not a past-paper record (answered from its booklet), not a question

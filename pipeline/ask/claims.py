@@ -45,6 +45,7 @@ import yaml
 
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
+from pipeline.ask.question import Asked, asked_of
 from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
 from pipeline.ask.names import NameRules, Namer, masked, namer
 from pipeline.ask.repetition import RepetitionGuard, RepetitionRules
@@ -144,17 +145,18 @@ class Evidence:
     side_facts: Optional[list] = None  # what the passages say of each contrasted thing (entities.check_side_facts)
 
     @classmethod
-    def build(cls, hits: list[Hit], question: str, rules: ClaimRules, record: Optional[RecordAnswer] = None):
+    def build(cls, hits: list[Hit], question: "str | Asked", rules: ClaimRules, record: Optional[RecordAnswer] = None):
+        question = asked_of(question)
         ev = cls(hits=hits, question=question, record=record)
         ev.material = normalise("\n".join([h.text for h in hits] + [question]))
         ev.hay = _squash(ev.material)
         ev.hay_low = ev.hay.lower()
-        ev.q_hay = _squash(normalise(question))
+        ev.q_hay = _squash(question.norm)
         ev.hit_grams = [grams(h.text) for h in hits]
         ev.hit_texts = [_squash(content(h.text)) for h in hits]
-        ev.question_grams = grams(question, drop_question_words=True)
+        ev.question_grams = question.content_grams
         ev.units = [(normalise(line), h) for h in hits for line in re.split(r"[\n。！？]", h.text) if line.strip()]
-        ev.labels = set(compiled(rules.options.label_pattern, re.M).findall(normalise(question)))
+        ev.labels = set(compiled(rules.options.label_pattern, re.M).findall(question.norm))
         ev.entities = question_entities(question, rules)
         if ev.entities:
             ev.clauses = [c for h in hits for c in clauses(h.text, rules)]
@@ -165,7 +167,7 @@ class Evidence:
     @property
     def question_names(self) -> set[str]:
         """The names the question mentions (their one spelling: ``Namer.key``)."""
-        return {self.namer.key(n) for _, _, n in self.namer.find(normalise(self.question))}
+        return {self.namer.key(n) for _, _, n in self.namer.find(asked_of(self.question).norm)}
 
     @property
     def facts(self) -> Facts:
@@ -523,7 +525,7 @@ def names_option(text: str, rules: ClaimRules) -> bool:
     return any(compiled(p, re.M).search(text) for p in rules.options.claim_patterns)
 
 
-def check(answer_text: str, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
+def check(answer_text: str, hits: list[Hit], question: "str | Asked", *, record: Optional[RecordAnswer] = None,
           rules: Optional[ClaimRules] = None, kind: Optional[str] = None) -> list[Claim]:
     """One :class:`Claim` per sentence of ``answer_text``, by the :class:`Checker` the answer path
     streams through, so what is tested and evaluated is what a student gets (issue 20)."""
@@ -539,7 +541,7 @@ class Checker:
     claim: the first that states something beyond the question (for a choice question: the first
     naming an option); a supported sentence that only restates the question is marked so."""
 
-    def __init__(self, hits: list[Hit], question: str, *, record: Optional[RecordAnswer] = None,
+    def __init__(self, hits: list[Hit], question: "str | Asked", *, record: Optional[RecordAnswer] = None,
                  rules: Optional[ClaimRules] = None, kind: Optional[str] = None):
         self.rules = rules or load_rules()
         self.ev = Evidence.build(hits, question, self.rules, record)

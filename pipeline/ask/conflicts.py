@@ -32,6 +32,7 @@ from pipeline.ask.claims import ClaimRules, load_rules
 from pipeline.ask.entities import segments
 from pipeline.ask.names import namer
 from pipeline.ask.numbers import said_of, unit_after, unit_groups
+from pipeline.ask.question import Asked, asked_of
 from pipeline.ask.sentences import QUESTION_WORDS, containment, normalise, strip_citations, subject_grams
 from pipeline.models import Hit
 from pipeline.rulefiles import compiled
@@ -65,9 +66,9 @@ class Conflict(BaseModel):
     difference: str  # "3次：若把取指令也算在内；2次：仅就取操作数而言"
 
 
-def asked_unit(question: str, rules: ClaimRules) -> tuple[bool, Optional[int]]:
+def asked_unit(question: "str | Asked", rules: ClaimRules) -> tuple[bool, Optional[int]]:
     """(does the question ask a number, the unit group it asks in or None for any)."""
-    text = normalise(question)
+    text = asked_of(question).norm
     aliases = unit_groups(rules.numbers)
     asks = False
     for m in _ASKS.finditer(text):
@@ -78,16 +79,17 @@ def asked_unit(question: str, rules: ClaimRules) -> tuple[bool, Optional[int]]:
     return asks, None
 
 
-def find_conflicts(question: str, hits: list[Hit], rules: Optional[ClaimRules] = None) -> list[Conflict]:
+def find_conflicts(question: "str | Asked", hits: list[Hit], rules: Optional[ClaimRules] = None) -> list[Conflict]:
     """The conflicts among ``hits`` for the quantity ``question`` asks (see the module docstring);
     [] when it asks no number or the passages agree."""
     rules = rules or load_rules()
+    question = asked_of(question)
     asks, unit = asked_unit(question, rules)
     if not asks or unit is None:
         return []  # 多少 with no unit: "物理地址是多少" drew 10位 vs 14位 of 页内偏移量, another quantity
-    q_words = subject_grams(QUESTION_WORDS.sub(" ", normalise(question))) - UNIT_WORDS
+    q_words = subject_grams(QUESTION_WORDS.sub(" ", question.norm)) - UNIT_WORDS
     names = namer(rules.names)
-    q_names = {names.key(n) for _, _, n in names.find(normalise(question))}
+    q_names = {names.key(n) for _, _, n in names.find(question.norm)}
     counted = _counted(question, rules)
     found: dict[tuple[int, float], tuple[float, Statement]] = {}
     for hit in hits:
@@ -139,10 +141,10 @@ def _numbers(sent: str, rules: ClaimRules, unit: Optional[int]) -> list[tuple[st
     return out
 
 
-def _counted(question: str, rules: ClaimRules) -> set[str]:
+def _counted(question: "Asked", rules: ClaimRules) -> set[str]:
     """What the question counts, right after its unit ("几个关键字" → 关键字, "几次主存" → 主存):
     a passage number must be said of it too."""
-    text = normalise(question)
+    text = question.norm
     aliases = unit_groups(rules.numbers)
     for m in _ASKS.finditer(text):
         rest = text[m.end():].lstrip().lstrip("个")

@@ -35,6 +35,7 @@ from typing import Optional
 from pipeline.ask import keysentences
 from pipeline.ask.contrast_facts import Fact, facts, side_names
 from pipeline.ask.entities import question_entities
+from pipeline.ask.question import Asked, asked_of
 from pipeline.ask.sentences import FUNCTION_CHARS, content, normalise, split_sentences
 from pipeline.models import ContrastRow, ContrastTable, Hit, KeySentence
 
@@ -81,7 +82,7 @@ STATED_HITS = 2  # …then the best passages' own sentences: "有何不同" rank
 STATED_HEAD = "资料对两者区别的原文说明："
 
 
-def stated(question: str, keys: list[KeySentence], hits: list[Hit], rules) -> Optional[ContrastTable]:
+def stated(question: "str | Asked", keys: list[KeySentence], hits: list[Hit], rules) -> Optional[ContrastTable]:
     """The sentence that states the difference the question asks about: it names both sides and says
     区别在于/不同是/区别如下…; looked for in the first ``STATED_KEYS`` key sentences, then in the first
     ``STATED_HITS`` passages (a question worded 有何不同 ranks the passage's 主要区别有 low as a key). Returned
@@ -134,24 +135,26 @@ def _with_points(sentence: str, passage: str) -> str:
     return out.strip() or sentence
 
 
-def contrasted(question: str, rules) -> list[str]:
+def contrasted(question: "str | Asked", rules) -> list[str]:
     """The two things a contrast question names, else [] (also for a list of more: 中继器、集线器、网桥、
     路由器里哪个…, where a table of the first two would answer nothing)."""
+    question = asked_of(question)
     things = question_entities(question, rules) if _CONTRAST.search(question) else []
-    if len(things) == 2 and re.search(re.escape(things[1]) + r"\s*、\s*[^\W\d]", normalise(question), re.I):
+    if len(things) == 2 and re.search(re.escape(things[1]) + r"\s*、\s*[^\W\d]", question.norm, re.I):
         return []
     return things
 
 
-def aspect_terms(question: str, things: list[str], vocab=None) -> dict[str, float]:
+def aspect_terms(question: "str | Asked", things: list[str], vocab=None) -> dict[str, float]:
     """The question's words about what to compare (weighted as the key sentences weigh them): those
     after its first named thing (before it the question sets the scene: TCP拥塞控制里…), without the
     things' names and the words of contrast."""
-    q = normalise(question).lower()
+    question = asked_of(question, vocab)
+    q = question.low
     at = min((q.find(t.lower()) for t in things if t.lower() in q), default=0)
     asked = q[at:]
     names = [t.lower() for t in things]
-    every = keysentences.question_terms(question, vocab)
+    every = question.terms
     terms = {t: w for t, w in every.items()
              if t not in _ASPECT_NOISE and t.lower() in asked and not _straddles(t, every)
              and not any(t.lower() in n or n in t.lower() for n in names)}
@@ -167,10 +170,11 @@ def _straddles(term: str, terms) -> bool:
     return any(u != term and (u.endswith(term[0]) or u.startswith(term[1])) for u in terms)
 
 
-def side_queries(question: str, rules, vocab=None) -> list[str]:
+def side_queries(question: "str | Asked", rules, vocab=None) -> list[str]:
     """One search per side (its names and the question's aspect words) and one for the two compared
     ("分页 分段 区别": the notes' comparison sections), or [] for no contrast: the answer's passages
     often speak of one side only."""
+    question = asked_of(question, vocab)
     things = contrasted(question, rules)
     if len(things) != 2:
         return []
@@ -180,8 +184,9 @@ def side_queries(question: str, rules, vocab=None) -> list[str]:
     return each + [f"{things[0]} {things[1]} 区别"]
 
 
-def table(question: str, hits: list[Hit], rules, vocab=None, side_hits: Optional[list[Hit]] = None) -> Optional[ContrastTable]:
+def table(question: "str | Asked", hits: list[Hit], rules, vocab=None, side_hits: Optional[list[Hit]] = None) -> Optional[ContrastTable]:
     """The contrast table, or None (no contrast question, or no full row: see the module docstring)."""
+    question = asked_of(question, vocab)
     things = contrasted(question, rules)
     if len(things) != 2:
         return None
@@ -194,7 +199,7 @@ def table(question: str, hits: list[Hit], rules, vocab=None, side_hits: Optional
     rows.asked()
     rows.fields()
     rows.half()
-    rows.shared(normalise(question).lower(), vocab)
+    rows.shared(question.low, vocab)
     out = ContrastTable(things=things, rows=[ContrastRow(aspect="、".join(label), cells=[_cell(f) for f in cells])
                                              for label, cells in rows.rows])
     out.rows.sort(key=lambda r: not r.full)  # full rows first

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Optional
 from pydantic import field_validator
 
 from pipeline.ask.names import MAX_PREFIX, Namer
+from pipeline.ask.question import Asked, asked_of
 from pipeline.ask.sentences import PURE_FUNCTION, containment, grams, normalise, strip_citations, subject_grams
 from pipeline.rulefiles import StrictRules, check_patterns, compiled
 
@@ -62,14 +63,14 @@ class EntityRules(StrictRules):
 # ---------------------------------------------------------------- 1. contrast
 
 
-def question_entities(question: str, rules: "ClaimRules") -> list[str]:
+def question_entities(question: "str | Asked", rules: "ClaimRules") -> list[str]:
     """The two things a question contrasts: 进程和线程…, SRAM和DRAM…, 流量控制和拥塞控制…
     (a Chinese entity on the right is cut to the length of the one on the left)."""
     if rules.entities is None:
         return []
     conj = "|".join(re.escape(c) for c in rules.entities.conjunctions)
     cjk = rf"[^\W\dA-Za-z_{''.join(PURE_FUNCTION)}]"
-    q = normalise(question)
+    q = asked_of(question).norm
     m = re.search(rf"([A-Za-z][A-Za-z0-9+]*{cjk}{{0,4}}|{cjk}{{2,6}})\s*(?:{conj})\s*([A-Za-z0-9+]*)({cjk}*)", q)
     if not m:
         return []

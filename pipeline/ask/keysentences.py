@@ -24,11 +24,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pipeline.ask.question import FOCUS_WEIGHT, Asked, asked_of, question_terms  # noqa: F401  (re-exported)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
-from pipeline.ask.refs import question_ref
-from pipeline.ask.sentences import QUESTION_WORDS, containment, content, grams, normalise, novelty, split_sentences
+from pipeline.ask.sentences import containment, content, grams, normalise, novelty, split_sentences
 from pipeline.models import Hit, KeySentence
-from pipeline.text.tokenize import tokenize_query
 
 MAX_SENTENCES = 3
 MAX_HITS = 5  # passages looked at (the top of the ranking)
@@ -39,7 +38,6 @@ MIN_SCORE = 0.2  # below this share of the question's content a sentence is not 
 MIN_GAIN = 0.1  # a further sentence must add this much coverage
 KEEP_RATIO = 0.5  # …and score at least half of the best one
 MIN_NOVELTY = 0.2  # a sentence with less content beyond the question's words is penalised like a question
-FOCUS_WEIGHT = 1.5  # terms of the question's last clause (what is asked)
 DEFINITION_FACTOR = 1.2  # a concept question prefers the sentence that defines its term
 TITLE_FACTOR = 1.1  # a passage whose own heading is the question's subject (§ 奇偶校验码 for 奇偶校验码…)
 QUESTION_PENALTY = 0.3  # a sentence asking something (…是多少？) is rarely the answer
@@ -75,30 +73,14 @@ _SUBJECTLESS = re.compile(r"^(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)*(
 _ITEM = re.compile(r"^\s*(?:[(（]?\d{1,2}[)）.、．]|[①-⑩])\s*\S")
 
 
-def question_terms(question: str, vocab=None) -> dict[str, float]:
-    """Content terms of the question with weights. With a vocabulary: indexed words (≥ 2 chars or
-    Latin), weight = length, so 平均查找长度 outweighs 查找; without: bigrams, weight 1. Terms of the
-    last clause weigh ``FOCUS_WEIGHT`` times more when there are several: a Chinese question sets
-    the scene first and asks last ("死锁的必要条件里，请求和保持条件指什么")."""
-    q = normalise(question)
-    clauses = [c for c in re.split(r"[，,；;：:？?]", q) if c.strip()]
-    last = clauses[-1] if len(clauses) > 1 else ""
-    if vocab:
-        toks = {t for t in tokenize_query(QUESTION_WORDS.sub(" ", q), vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
-        if toks:
-            return {t: len(t) * (FOCUS_WEIGHT if last and t in last.lower() else 1.0) for t in toks}
-    return {g: FOCUS_WEIGHT if last and g in last.lower() else 1.0
-            for g in grams(question, drop_question_words=True) if len(g) >= 2 or g.isascii()}
-
-
-def titled(h: Hit, question: str, terms: dict[str, float]) -> bool:
+def titled(h: Hit, question: "str | Asked", terms: dict[str, float]) -> bool:
     """The passage's innermost heading names what the question is about."""
     if not h.chapter_path or h.kind == "question":
         return False
     head = _HEAD_NOISE.sub("", normalise(h.chapter_path[-1])).lower()
     if len(head) < 2:
         return False
-    return head in normalise(question).lower() or coverage(terms, head)[0] >= 0.5
+    return head in asked_of(question).low or coverage(terms, head)[0] >= 0.5
 
 
 def is_definition(sentence: str, terms: dict[str, float]) -> bool:
@@ -227,10 +209,11 @@ def trim(sentence: str) -> str:
     return sentence[: cut + 1 if cut > limit // 2 else limit] + "…"
 
 
-def select(question: str, hits: list[Hit], vocab=None, max_sentences: int = MAX_SENTENCES) -> list[KeySentence]:
+def select(question: "str | Asked", hits: list[Hit], vocab=None, max_sentences: int = MAX_SENTENCES) -> list[KeySentence]:
     """The key sentences, best first (see the module docstring for the scoring): taken greedily by
     the coverage each adds."""
-    terms = question_terms(question, vocab)
+    question = asked_of(question, vocab)
+    terms = question.terms
     total = sum(terms.values())
     pool = scored_candidates(question, hits, terms)
     chosen: list[KeySentence] = []
@@ -278,8 +261,9 @@ class Candidate:
         return (own + HEADING_WEIGHT * ctx) / total * self.weight
 
 
-def scored_candidates(question: str, hits: list[Hit], terms: dict[str, float]) -> list[Candidate]:
+def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str, float]) -> list[Candidate]:
     """Every candidate sentence of the top hits, weighted and with its terms (:class:`Candidate`)."""
+    question = asked_of(question)
     defining = bool(_ASKS_DEFINITION.search(question))
     purpose = bool(_ASKS_PURPOSE.search(question))
     total = sum(terms.values())
@@ -315,11 +299,11 @@ def heading(h: Hit) -> str:
     return _HEAD_NOISE.sub("", normalise(h.chapter_path[-1]))
 
 
-def asks_about_record(question: str, h: Hit) -> bool:
+def asks_about_record(question: "str | Asked", h: Hit) -> bool:
     """Does the question ask about this past-paper question (its year and number, or at least a
     paraphrase of its stem)? Otherwise the record's solution is about another question."""
-    ref = question_ref(question)
-    if ref and (h.year, h.number) == tuple(ref):
+    ref = asked_of(question).ref
+    if ref and (h.year, h.number) == ref:
         return True
     stem, _, _ = parse_record(h.text)
     q_in_stem, stem_in_q = stem_match(question, stem)
@@ -331,6 +315,6 @@ def _share(terms: dict[str, float], covered: set[str]) -> float:
     return sum(terms[t] for t in covered) / total if total else 0.0
 
 
-def overlap_with(question: str, text: str) -> float:
+def overlap_with(question: "str | Asked", text: str) -> float:
     """Bigram containment of the question's content in ``text`` (used to rank record stems)."""
-    return containment(grams(question, drop_question_words=True), grams(text))
+    return containment(asked_of(question).content_grams, grams(text))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.refs import question_ref
+from pipeline.ask.question import Asked, asked_of
 from pipeline.ask.sentences import containment, grams
 from pipeline.models import Hit, RecordAnswer
 
@@ -90,15 +90,15 @@ def to_record(h: Hit, match: str, similarity: float, strong: bool = True) -> Rec
                         similarity=round(similarity, 3), strong=strong, figure_pages=pages)
 
 
-def resolve(question: str, hits: list[Hit], exact: bool) -> tuple[Optional[RecordAnswer], bool]:
+def resolve(question: "str | Asked", hits: list[Hit], exact: bool) -> tuple[Optional[RecordAnswer], bool]:
     """(record, strong): the record the question resolves to and whether it may answer alone."""
-    ref = question_ref(question)
-    if exact and ref and hits and hits[0].kind == "question" and (hits[0].year, hits[0].number) == tuple(ref):
+    ref = asked_of(question).ref
+    if exact and ref and hits and hits[0].kind == "question" and (hits[0].year, hits[0].number) == ref:
         return to_record(hits[0], "reference", 1.0), True
     for h in hits[:STEM_TOP]:
         if h.kind != "question":
             continue
-        if ref and (h.year, h.number) != tuple(ref):
+        if ref and (h.year, h.number) != ref:
             continue  # names another question: never answer it with this one
         stem, _, _ = parse_record(h.text)
         q_in_s, s_in_q = stem_match(question, stem)

@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from pipeline.ask.refs import question_ref
+from pipeline.ask.question import Asked, analyse
 from pipeline.index.bm25 import Bm25Index
 from pipeline.index.catalog import Catalog, current_generation
 from pipeline.index.stage import make_embedder_from_settings, open_vectors
@@ -180,6 +180,7 @@ class Retrieval:
     exact_question: bool = False
     chapters: list[str] = field(default_factory=list)
     side_hits: list[Hit] = field(default_factory=list)  # a contrast question's passages on each side alone (contrast.py)
+    asked: Optional[Asked] = None  # the question's one analysis (question.py), with the index vocabulary: answer reads it
 
 
 class Retriever:
@@ -235,9 +236,10 @@ class Retriever:
         s = self.settings.ask
         mode = mode or s.retrieval_mode
         chapters = self.resolve_chapter(chapter) if chapter and within is None else []
-        result = Retrieval(hits=[], chapters=chapters)
+        asked = analyse(question, self.bm25.vocab)
+        result = Retrieval(hits=[], chapters=chapters, asked=asked)
         exact: list[Chunk] = []
-        ref = question_ref(question)
+        ref = asked.ref
         if ref:
             exact = self.catalog.questions(*ref)
             if chapters:
@@ -257,7 +259,7 @@ class Retriever:
             if within is not None:
                 mask = np.zeros(len(self.bm25), dtype=bool)
                 mask[[self._positions[c] for c in within if c in self._positions]] = True
-            bm = self.bm25.search(tokenize_query(question, self.bm25.vocab), top_n=s.top_n, allowed=mask)
+            bm = self.bm25.search(list(asked.tokens), top_n=s.top_n, allowed=mask)
             result.best_bm25 = bm[0][1] if bm else 0.0
             lists.append(([cid for cid, _ in bm], s.bm25_weight if mode == "hybrid" else 1.0))
             raw_scores = bm

@@ -260,7 +260,7 @@ class QueryService:
         rules = load_claim_rules(Path(self.settings.ask.claims_file) if self.settings.ask.claims_file else None)
         have = {h.chunk_id for h in retrieval.hits}
         out = []
-        for query in side_queries(question, rules, retriever.bm25.vocab):
+        for query in side_queries(retrieval.asked or question, rules, retriever.bm25.vocab):
             found = retriever.search(query, top_k=SIDE_DEPTH + len(have), chapter=chapter, within=within, mode="bm25")
             new = [h for h in found.hits if h.chunk_id not in have and h.kind != "question"][:SIDE_HITS]
             have.update(h.chunk_id for h in new)

@@ -73,6 +73,7 @@ def test_chinese_numbers(text, value):
 
 
 def test_retrieve_uses_the_same_parser():
-    from pipeline.ask import retrieve
+    from pipeline.ask import question, retrieve
 
-    assert retrieve.question_ref is question_ref
+    assert retrieve.analyse is question.analyse and question.question_ref is question_ref
+    assert question.analyse("2019年408第42题怎么做").ref == (2019, 42)

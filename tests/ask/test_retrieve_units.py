@@ -1,6 +1,7 @@
 import pytest
 
-from pipeline.ask.retrieve import question_ref, rrf
+from pipeline.ask.refs import question_ref
+from pipeline.ask.retrieve import rrf
 
 
 @pytest.mark.parametrize("text,expected", [
