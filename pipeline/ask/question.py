@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
+from pipeline.ask.aliases import added_tokens
 from pipeline.ask.refs import question_ref
 from pipeline.ask.sentences import QUESTION_WORDS, grams, normalise
 from pipeline.models import RecordAnswer
@@ -42,7 +43,8 @@ class Asked(str):
       ``all_grams``: every bigram;
     - ``terms``: its indexed words weighted by length, the last clause's ×``FOCUS_WEIGHT``
       (:func:`question_terms`; bigrams when there is no index vocabulary);
-    - ``tokens``: its BM25 query tokens (empty without a vocabulary);
+    - ``tokens``: its BM25 query tokens (empty without a vocabulary), with the other names of what it
+      names that the index knows as one word (``aliases``: 动态半导体存储器 also searches ``dram``);
     - ``kind``: choice | calculation | concept | reason | other (:func:`question_kind`), None until
       the record is known (:meth:`with_record`).
     """
@@ -74,7 +76,8 @@ def analyse(question: str, vocab=None) -> Asked:
     q.content_grams = grams(question, drop_question_words=True)
     q.all_grams = grams(question)
     q.terms = question_terms(question, vocab)
-    q.tokens = tuple(tokenize_query(question, vocab)) if vocab else ()
+    tokens = tokenize_query(question, vocab) if vocab else []
+    q.tokens = tuple(tokens + added_tokens(q.norm, tokens, vocab))
     q.kind = None
     q.vocab_id = id(vocab) if vocab else 0
     return q
