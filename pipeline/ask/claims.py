@@ -95,6 +95,14 @@ class PolarityRules(StrictRules):
     pairs: list[PolarityPair]
 
 
+class CauseRules(StrictRules):
+    """A sentence giving a cause or purpose (``claim``) is backed only by a passage that gives one
+    (``passage``): facts a passage merely lists do not say why."""
+
+    claim: Patterns = []
+    passage: Patterns = []
+
+
 class ClaimRules(StrictRules):
     version: int
     unsupported: Literal["drop", "mark"] = "drop"
@@ -106,6 +114,7 @@ class ClaimRules(StrictRules):
     entities: Optional[EntityRules] = None
     names: Optional[NameRules] = None  # added after version 1: off when missing
     repetition: RepetitionRules = RepetitionRules()  # on with its defaults when missing
+    cause: CauseRules = CauseRules()  # added after version 1: off when missing
 
 
 @lru_cache(maxsize=4)
@@ -477,6 +486,22 @@ def window_overlap(sentence: str, g: set[str], passage: str, question_grams: set
     return best
 
 
+def check_cause(sentence: str, hit: Optional[Hit], rules: ClaimRules) -> Optional[str]:
+    """A cause or purpose the sentence gives ("两次握手不够是因为前两次握手消耗序号") that the passage backing
+    it does not give: its facts may be there, the "because" is the model's (``cause`` in the rules)."""
+    cause = rules.cause
+    if hit is None or not cause.claim or not cause.passage:
+        return None
+    text = normalise(strip_citations(sentence))
+    said = next((m for p in cause.claim for m in [compiled(p).search(text)] if m), None)
+    if said is None:
+        return None
+    passage = normalise(hit.text)
+    if any(compiled(p).search(passage) for p in cause.passage):
+        return None
+    return f"gives a cause ({said.group()}) the passage does not give"
+
+
 def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
     """The verdict on one sentence. A rules-file pattern that runs over its time bound fails the
     sentence (a sentence no rule could check is not shown as supported)."""
@@ -496,7 +521,7 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
     reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
               or check_invented(sentence, ev) or check_transplant(sentence, ev)
-              or check_attributes(sentence, ev, rules))
+              or check_attributes(sentence, ev, rules) or check_cause(sentence, hit, rules))
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)
 
