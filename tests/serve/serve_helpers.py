@@ -107,8 +107,10 @@ GENERATED = "B+树为什么适合做数据库索引"
 
 def copied_reply(user_prompt: str) -> str:
     """An answer that copies the first whole sentence of passage [1] and cites it, as the prompt asks:
-    a sentence the claim check must accept."""
-    m = re.search(r"^\[1\][^\n]*?([^。；\n]{8,}[。；])", user_prompt, re.M)
+    a sentence the claim check must accept. The block may open mid-sentence (a window around a key
+    sentence: "[1] og2(n+1)⌉" then the next line), so the whole block is read, not its first line."""
+    block = re.search(r"^\[1\] (.*?)(?:\n\n|\n</资料>|\Z)", user_prompt, re.M | re.S)
+    m = re.search(r"([^。；\n]{8,}[。；])", block.group(1)) if block else None
     return f"{m.group(1)}[1]" if m else "在现有资料中没有找到相关内容"
 
 
