@@ -60,6 +60,19 @@ def run_cli(*args: str, data_dir: Path | None = None, env: dict | None = None, t
                           capture_output=True, text=True, timeout=timeout)
 
 
+def ingest_notes(tmp_path_factory, notes: dict[str, str], env: dict | None = None) -> Path:
+    """Write ``notes`` (file name → text) to a fresh raw folder, ingest it with ``cli.py`` (hashed
+    embeddings unless ``env`` says otherwise) and return the data dir: a small corpus a test module
+    builds once."""
+    raw = tmp_path_factory.mktemp("raw")
+    for name, text in notes.items():
+        (raw / name).write_text(text, encoding="utf-8")
+    data = tmp_path_factory.mktemp("data")
+    r = run_cli("ingest", str(raw), "--quiet", data_dir=data, env={"EXAMRAG_EMBED_MODEL": "hash", **(env or {})})
+    assert r.returncode == 0, r.stderr
+    return data
+
+
 @pytest.fixture(scope="session")
 def cli():
     """``cli(*args, data_dir=..., env=...)`` runs ``python cli.py`` in a subprocess."""

@@ -7,6 +7,7 @@ import pytest
 
 from pipeline.ask.aliases import ALIASES_FILE, added_tokens, load_groups, other_names
 from pipeline.ask.question import analyse
+from tests.conftest import ingest_notes
 
 
 def test_groups_file_parses(tmp_path):
@@ -57,14 +58,8 @@ NOTES = {
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory, cli):
-    raw = tmp_path_factory.mktemp("raw")
-    for name, text in NOTES.items():
-        (raw / name).write_text(text, encoding="utf-8")
-    data = tmp_path_factory.mktemp("data")
-    r = cli("ingest", str(raw), "--quiet", data_dir=data, env={"EXAMRAG_EMBED_MODEL": "hash"})
-    assert r.returncode == 0, r.stderr
-    return data
+def data(tmp_path_factory):
+    return ingest_notes(tmp_path_factory, NOTES)
 
 
 def test_a_question_in_other_words_finds_the_notes_passage(cli, data):

@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from tests.conftest import ingest_notes
+
 NOTES = {
     "查找.md": "# 第七章 查找\n\n## 7.2 折半查找\n\n折半查找要求有序顺序表，时间复杂度为O(log2 n)。\n\n## 7.4 散列表\n\n散列查找用散列函数计算地址，冲突用拉链法处理。\n",
     "排序.md": "# 第八章 排序\n\n## 8.2 快速排序\n\n快速排序的时间复杂度为O(nlog2 n)，折半查找不是排序。\n",
@@ -11,14 +13,8 @@ NOTES = {
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory, cli):
-    raw = tmp_path_factory.mktemp("raw")
-    for name, text in NOTES.items():
-        (raw / name).write_text(text, encoding="utf-8")
-    data = tmp_path_factory.mktemp("data")
-    r = cli("ingest", str(raw), "--quiet", data_dir=data, env={"EXAMRAG_EMBED_MODEL": "hash"})
-    assert r.returncode == 0, r.stderr
-    return data
+def data(tmp_path_factory):
+    return ingest_notes(tmp_path_factory, NOTES)
 
 
 @pytest.mark.parametrize("mode", ["bm25", "vector", "hybrid"])
