@@ -25,7 +25,8 @@
    answer leaves out part of the question that a key sentence covers, that sentence is quoted
    after it (``completion``). A contrast question (A和B的区别) gets its table (``contrast``: what the
    passages say of each side, aspect by aspect): after the checked answer, or, when the model's
-   answer fails, as the answer in place of the core.
+   answer fails, as the answer in place of the core. A question for one thing's 特点 that a table of
+   the material answers gets that thing's column, without the model (``attributes``).
 
 Material is passed only inside a delimited block, so instructions inside a document stay data.
 When the LLM call raises, the exception propagates (the caller prints its one-line message) with
@@ -44,7 +45,7 @@ from pydantic import BaseModel
 
 from pipeline.ask import calculate
 from pipeline.ask import claims as claimcheck
-from pipeline.ask import contrast, keysentences, records
+from pipeline.ask import attributes, contrast, keysentences, records
 from pipeline.ask.conflicts import disclosure, find_conflicts
 from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt
 from pipeline.ask.question import Asked, asked_of
@@ -302,6 +303,14 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
                            source="grounded", contrast=said, conflicts=disclose(),
                            note="the material states the difference: answered with its passage, without the model"))
+    listed = attributes.find(question, hits) if kind != "calculation" else None
+    if listed is not None:  # "X的特点": X's column of the material's own table, no model
+        text = attributes.render(listed)
+        emit(text)
+        return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
+                           source="grounded", conflicts=disclose(),
+                           note="the material's table lists the attributes asked for: answered with its rows, "
+                                "without the model"))
     shown_core = core_answers(keys, retrieval)  # an off-topic core is not shown before the model speaks
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")

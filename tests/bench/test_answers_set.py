@@ -17,6 +17,7 @@ CORPUS = keys.EVAL_DIR / "corpus"
 DEV = keys.EVAL_DIR / "dev.jsonl"
 ROWS = keys.load_set()
 HELDOUT = keys.load_set(keys.HELDOUT_FILE)
+TRAITS = keys.load_set(keys.TRAITS_FILE)
 
 
 def test_the_set_has_its_shape():
@@ -33,6 +34,15 @@ def test_the_heldout_set_has_its_shape_and_is_unlike_our_set():
     counts = {k: sum(r["kind"] == k for r in HELDOUT) for k in keys.KINDS}
     assert counts == {"contrast": 12, "calculation": 24, "concept": 0}
     assert all(r["id"].startswith("h") for r in HELDOUT)
+
+
+def test_the_traits_set_has_its_shape_and_is_unlike_our_set():
+    """One thing's 特点 (pipeline/ask/attributes.py reads most of them from a table): concepts only."""
+    dev = [q["question"] for q in keys.load_set(DEV)] if DEV.is_file() else []
+    ours = [r["question"] for r in ROWS]
+    assert keys.schema_problems(TRAITS, dev, balanced=False, our_questions=ours) == []
+    assert len(TRAITS) >= 6 and {r["kind"] for r in TRAITS} == {"concept"}
+    assert all(r["id"].startswith("t") for r in TRAITS)
 
 
 def _row(**over):
@@ -77,7 +87,7 @@ def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tm
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no eval corpus at {CORPUS}")
 def test_every_evidence_passage_is_in_the_corpus():
-    assert keys.evidence_problems(ROWS + HELDOUT, CORPUS) == []
+    assert keys.evidence_problems(ROWS + HELDOUT + TRAITS, CORPUS) == []
 
 
 def test_the_runner_scores_the_sample_without_the_llm(sample_data, tmp_path, capsys):
