@@ -21,7 +21,9 @@
    through the claim check (``claims``): a supported sentence is shown with the citation of the
    passage that backs it, an unsupported one is dropped (or marked); when the *main* claim fails,
    generation stops and the answer is the grounded core, if the core is about the question
-   (``core_answers``), else the refusal. A model refusal is treated the same way. When the checked
+   (``core_answers``), else the refusal. A model refusal is treated the same way. A loop (the same
+   sentence again, the same step over and over: ``Checker.runaway``) stops generation at once; the
+   loop is a failed claim and what was shown before it stands. When the checked
    answer leaves out part of the question that a key sentence covers, that sentence is quoted
    after it (``completion``). A contrast question (A和B的区别) gets its table (``contrast``: what the
    passages say of each side, aspect by aspect): after the checked answer, or, when the model's
@@ -155,6 +157,10 @@ def table_lead(table) -> str:
 
 class _MainClaimFailed(Exception):
     pass
+
+
+class _Runaway(Exception):
+    """The model repeats itself (``Checker.runaway``): generation stops at once; what was shown stands."""
 
 
 class _SentenceStream:
@@ -355,6 +361,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         timings.setdefault("llm_first_token", round(time.perf_counter() - t0, 3))
         generated.append(piece)
         stream.feed(piece)
+        if checker.runaway or checker.partial(stream.buf):
+            raise _Runaway  # a loop never ends well: every further token only costs time
 
     failed = False
     try:
@@ -362,6 +370,9 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         stream.close()
     except _MainClaimFailed:
         failed = True
+    except _Runaway:
+        checker.stopped(stream.buf)  # the loop is a failed claim; its unfinished rest is not shown
+        stream.buf = ""
     except Exception as exc:
         exc.partial_answer = done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys,
                                          record=record, claims=checker.claims, source="none"))

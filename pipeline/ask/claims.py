@@ -599,6 +599,14 @@ class Checker:
         self.claims.append(claim)
         return claim
 
+    def stopped(self, pending: str) -> None:
+        """Generation was stopped on a loop: record it as a failed claim, unless the finished sentence
+        that showed it already is one (a loop seen in the unfinished ``pending`` text has none)."""
+        if self.claims and self.claims[-1].reason.startswith("runaway"):
+            return
+        self.claims.append(Claim(text=strip_citations(pending).strip(), supported=False,
+                                 reason=f"runaway: {self.runaway}"))
+
     def finish(self) -> Optional[Claim]:
         """The main claim, once the answer is complete. If no sentence could be it while streaming
         (a choice answer naming no option), the first stating something beyond the question is;

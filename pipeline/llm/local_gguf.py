@@ -171,7 +171,7 @@ class LocalGguf(Llm):
         if req.json_schema:
             request["json_schema"] = req.json_schema  # held to it by the engine's grammar sampler
         t0 = time.perf_counter()
-        self._stats.value = {}  # a call that fails or is stopped leaves no figures, never the last call's
+        self._stats.value = {}  # a call that fails before its prompt is read leaves no figures, never the last call's
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         try:
             slot = self._free.get(timeout=_left(deadline))
@@ -197,7 +197,14 @@ class LocalGguf(Llm):
             self._free.put(slot)
             raise
         self._holds[slot] = None  # known again once this request has read its prompt
-        t = self._exchange(server, request, req, deadline, on_text, pieces, release=slot)
+        run = _Run(req.cancel)
+        try:
+            t = self._exchange(server, request, req, deadline, on_text, pieces, release=slot, run=run)
+        except BaseException:
+            # stopped (the caller's on_token raised: a loop, a failed claim) or failed: what was measured
+            # of this call, so a stopped answer still quotes its prompt tokens and prefill rate
+            self._stats.value = _partial_stats(run.progress, first, len(pieces), time.perf_counter() - t0)
+            raise
         self._holds[slot] = digest
         self._stats.value = {
             "prompt_tokens": int(t.get("cache_n", 0) + t.get("prompt_n", 0)) if t else None,
@@ -216,13 +223,13 @@ class LocalGguf(Llm):
         return getattr(self._stats, "value", {})
 
     def _exchange(self, server: Any, request: dict, req: Request, deadline: Optional[float],
-                  on_text: Callable[[str], None], pieces: list[str], release: Optional[int] = None
-                  ) -> dict[str, Any]:
+                  on_text: Callable[[str], None], pieces: list[str], release: Optional[int] = None,
+                  run: Optional["_Run"] = None) -> dict[str, Any]:
         """Run one request in the engine on a worker thread, passing its text to ``on_text`` on this
         thread; stop it on cancel, timeout or any exception. Returns the engine's timings. Slot
         ``release`` is freed when the engine is done with the request, not before (a stopped request
         leaves its slot at the engine's next event)."""
-        run = _Run(req.cancel)
+        run = run or _Run(req.cancel)
         run.release = release
         worker = run.worker = threading.Thread(target=self._generate, args=(server, request, run),
                                                name="examrag-llm", daemon=True)
@@ -350,6 +357,7 @@ class _Run:
         self.stop = threading.Event()
         self.cancel = cancel
         self.timings: dict[str, Any] = {}
+        self.progress: dict[str, Any] = {}  # the last prompt-progress event: total, cache, processed, time_ms
         self.worker: Optional[threading.Thread] = None
         self.release: Optional[int] = None  # the slot id freed when the engine is done with it
         self._q: queue.SimpleQueue = queue.SimpleQueue()
@@ -381,10 +389,26 @@ class _Run:
                 self.put(_TEXT, text)
             if event.get("timings"):
                 self.timings = event["timings"]
+            if isinstance(event.get("prompt_progress"), dict):
+                self.progress = event["prompt_progress"]
         except Exception as e:  # noqa: BLE001 - an event of an unexpected shape
             self.put(_ERROR, f"unexpected stream event: {one_line(e, 120)}")
             return True
         return self.stop.is_set() or (self.cancel is not None and self.cancel.is_set())
+
+
+def _partial_stats(progress: dict[str, Any], first: Optional[float], pieces: int, total: float) -> dict[str, Any]:
+    """The figures of a call stopped before the engine's final timings: the prompt from its last
+    progress event (``processed`` counts the reused cache too), the pieces seen, no generation rate."""
+    try:
+        prompt, cache = int(progress["total"]), int(progress["cache"])
+        read, ms = int(progress["processed"]) - cache, float(progress["time_ms"])
+    except (KeyError, TypeError, ValueError):
+        return {"first_token_s": first, "completion_tokens": pieces, "total_s": total, "stopped": True}
+    return {"prompt_tokens": prompt, "cached_tokens": cache, "prompt_evaluated": read,
+            "prefill_tok_s": _rate(read / ms * 1000) if ms > 0 and read > 0 else None,
+            "gen_tok_s": None, "completion_tokens": pieces, "first_token_s": first, "total_s": total,
+            "stopped": True}
 
 
 _LIVE: "weakref.WeakSet[LocalGguf]" = weakref.WeakSet()

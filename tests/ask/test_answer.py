@@ -224,3 +224,23 @@ def test_the_completion_does_not_quote_what_the_answer_already_says():
     answer_text = "快表是页表的副本（快表是慢表的副本），而Cache为主存的副本。"
     assert said not in completion("快表（TLB）是什么东西，里面存的是什么？", answer_text, [said, new])
     assert completion("快表（TLB）是什么东西，里面存的是什么？", "快表是一种存储器。", [said]) == [said]
+
+
+def test_a_loop_stops_generation_at_once():
+    """Asked for UDP's 特点, the packaged model wrote its one sentence 21 times until the token limit
+    (25 s): the second time it is said, generation stops; the sentence is shown once, the loop is a
+    failed claim."""
+    sentence = "快速排序是不稳定的排序方法。[1]"
+    reply = sentence * 20 + "最后一句。"
+    a = answer("快速排序稳定吗", _good(_hit(1, SORT, path=SORT_PATH)), FakeLlm([reply]))
+    assert a.source == "llm" and a.answer.count("快速排序是不稳定的排序方法") == 1
+    assert len(a.generated) <= 2 * len(sentence) + 1  # not one character more than it took to see it
+    assert [c.reason for c in a.claims if not c.supported] == ["runaway: the same sentence 2 times"]
+
+
+def test_a_loop_inside_the_unfinished_sentence_stops_it_too():
+    reply = "快速排序是不稳定的排序方法。[1]" + "比较交换" * 200
+    a = answer("快速排序稳定吗", _good(_hit(1, SORT, path=SORT_PATH)), FakeLlm([reply]))
+    assert a.answer.startswith("快速排序是不稳定的排序方法。") and "比较交换" not in a.answer
+    assert len(a.generated) < len(reply) // 4
+    assert a.claims[-1].reason.startswith("runaway:") and not a.claims[-1].supported

@@ -88,6 +88,30 @@ def test_the_system_prompt_is_read_once_per_slot(real_llm, solo_answer):
     assert real_llm.complete(SYSTEM, QUESTION, max_tokens=12, temperature=0.0) == solo_answer
 
 
+def test_a_call_its_caller_stops_still_reports_its_prompt(real_llm):
+    """The answer path stops the model on a loop by raising from on_token: the figures of that call
+    (prompt tokens, cached, read, prefill rate) come from the engine's prompt-progress events, never
+    from the call before."""
+    class Enough(Exception):
+        pass
+
+    seen: list[str] = []
+
+    def stop_at_third(piece):
+        seen.append(piece)
+        if len(seen) >= 3:
+            raise Enough
+
+    real_llm.complete(SYSTEM, "什么是队列？", max_tokens=2, temperature=0.0)
+    before = real_llm.last_stats
+    with pytest.raises(Enough):
+        real_llm.complete(SYSTEM, QUESTION + "请详细说明。", max_tokens=40, temperature=0.0, on_token=stop_at_third)
+    st = real_llm.last_stats
+    assert st["stopped"] and st["completion_tokens"] == 3 and st["gen_tok_s"] is None
+    assert st["prompt_evaluated"] + st["cached_tokens"] == st["prompt_tokens"] != before["prompt_tokens"]
+    assert st["prefill_tok_s"] > 0 and 0 < st["first_token_s"] <= st["total_s"]
+
+
 def test_json_schema_reply_follows_the_schema(real_llm):
     schema = {"type": "object",
               "properties": {"术语": {"type": "string", "maxLength": 8},
