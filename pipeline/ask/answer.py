@@ -314,9 +314,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         text = attributes.render(listed)
         emit(text)
         return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
-                           source="grounded", conflicts=disclose(),
-                           note="the material's table lists the attributes asked for: answered with its rows, "
-                                "without the model"))
+                           source="grounded", conflicts=disclose(), note=attributes.NOTE))
     shown_core = core_answers(keys, retrieval)  # an off-topic core is not shown before the model speaks
     if shown_core:
         emit(f"{CORE_HEAD}\n{core_text(keys)}\n\n{ANSWER_HEAD}")

@@ -35,6 +35,7 @@ _TWO = re.compile(r"[和与及跟、]|以及|还是|对比|相比|比较|区别|
 _TABLE_ROW = re.compile(r"^[^；。\n]{1,40}；[^；。\n]{1,30}[：:]")  # as the clean stage writes a row
 _PAREN = re.compile(r"[（(]([^）)]*)[)）]")
 LEAD = "资料中的表列出{thing}的特点："
+NOTE = "the material's table lists the attributes asked for: answered with its rows, without the model"
 KIND_WORDS = ("协议", "方式", "算法", "技术", "机制", "服务")
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+from pipeline.ask import attributes
 from pipeline.ask import session as sessions
 from pipeline.ask.answer import AnswerConfig, render
 from pipeline.ask.answer import answer as compose_answer
@@ -287,7 +288,8 @@ class QueryService:
                                     vocab=found.retriever.bm25.vocab, on_token=held.append)
         except _ModelNeeded:
             return None
-        alone = result.contrast is not None and result.contrast.answers in ("alone", "stated")  # no model asked
+        alone = (result.contrast is not None and result.contrast.answers in ("alone", "stated")  # no model asked
+                 or result.note == attributes.NOTE)  # a thing's column of a table
         if result.source not in NO_GENERATION + ("program",) and not alone:  # a program by rule: no model call
             return None
         for piece in held:

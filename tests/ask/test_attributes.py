@@ -5,9 +5,13 @@ import pytest
 from answer_helpers import make_hit
 
 from pipeline.ask import attributes
+from pipeline.ask import service as service_module
 from pipeline.ask.answer import answer, render
 from pipeline.ask.retrieve import Retrieval
+from pipeline.ask.service import QueryService
 from pipeline.llm.fake import FakeLlm
+from pipeline.settings import load_settings
+from tests.conftest import ingest_notes
 
 # our own text, written as the clean stage writes a table (one row per line, 表头：值；…)
 RAM_TABLE = ("随机存储器分静态和动态两种。\n"
@@ -87,3 +91,27 @@ def test_the_answer_is_the_column_without_the_model():
     assert text.startswith("资料中的表列出动态半导体存储器的特点：")
     assert "读出后要不要刷新：需要 [来源: 存储系统 › 半导体随机存储器|第3页·片段1]" in text
     assert "触发器" not in text and "不用" not in text  # SRAM's cells
+
+
+NOTES = {"存储.md": "# 存储系统\n\n## SRAM和DRAM的特点\n\n随机存储器分静态和动态两种，特点对比如下。\n\n"
+                    "| 对比项 | SRAM（静态RAM） | DRAM（动态RAM） |\n| --- | --- | --- |\n"
+                    "| 存储元件 | 触发器 | 电容 |\n| 读出后要不要刷新 | 不用 | 需要 |\n"
+                    "| 速度 | 快 | 慢 |\n| 集成度 | 低 | 高 |\n\n"
+                    "## 磁表面存储器\n\n磁盘和磁带是磁表面存储器，断电后信息不丢失。\n"}
+
+
+@pytest.fixture(scope="module")
+def table_data(tmp_path_factory):
+    return ingest_notes(tmp_path_factory, NOTES)
+
+
+@pytest.mark.timeout(300)
+def test_an_ingested_table_answers_without_loading_the_model(table_data, monkeypatch):
+    """From a markdown table through the clean stage's rows to the answer, with the local model configured
+    but never built (the answer is decided before the model would speak)."""
+    made = []
+    monkeypatch.setattr(service_module, "make_llm_from_settings", lambda s: made.append(1) or FakeLlm(["不该"]))
+    svc = QueryService(load_settings(data_dir=table_data, llm_backend="local", embed_model="hash"))
+    a = svc.ask("SRAM有什么特点？")
+    assert made == [] and a.source == "grounded" and a.note == attributes.NOTE
+    assert "存储元件：触发器" in a.answer and "读出后要不要刷新：不用" in a.answer and "电容" not in a.answer
