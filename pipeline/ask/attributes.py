@@ -23,6 +23,7 @@ import re
 from typing import NamedTuple, Optional
 
 from pipeline.ask.aliases import other_names
+from pipeline.ask.contrast_facts import TABLE_ROW, row_fields
 from pipeline.ask.sentences import normalise
 from pipeline.models import Hit
 
@@ -32,7 +33,6 @@ MAX_VALUE = 40  # chars; a longer cell is prose, not a table value
 _ASKS = re.compile(r"^(?:请问|请|简要|简单|简述|说说|说一下|谈谈|介绍一下)*(.{2,24}?)(?:的|有)?(?:哪些|什么|何|啥)?(?:主要)?"
                    r"(?:特点|特性|性质|优缺点|优点和缺点|特征)(?:是什么|是|有哪些|有什么)?\s*[？?。]*\s*$")
 _TWO = re.compile(r"[和与及跟、]|以及|还是|对比|相比|比较|区别|不同")
-_TABLE_ROW = re.compile(r"^[^；。\n]{1,40}；[^；。\n]{1,30}[：:]")  # as the clean stage writes a row
 _PAREN = re.compile(r"[（(]([^）)]*)[)）]")
 LEAD = "资料中的表列出{thing}的特点："
 NOTE = "the material's table lists the attributes asked for: answered with its rows, without the model"
@@ -79,8 +79,7 @@ def _is(cell: str, names: set[str]) -> bool:
 
 def row_attributes(line: str, names: set[str]) -> list[Attribute]:
     """Rule 3: the attributes one table row gives the thing (none when it does not name it)."""
-    cells = [c.strip() for c in line.split("；") if c.strip()]
-    fields = [re.split(r"[：:]", c, maxsplit=1) for c in cells]
+    _, fields = row_fields(line)
     if len(fields) < 2:
         return []
     if len(fields[0]) == 1 and _is(fields[0][0], names):  # the thing's row: every field is its attribute
@@ -103,8 +102,8 @@ def find(question: str, hits: list[Hit]) -> Optional[Attributes]:
     for h in hits[:MAX_HITS]:
         if h.kind == "question":
             continue
-        rows = [a for line in h.text.split("\n") if _TABLE_ROW.match(line.strip())
-                for a in row_attributes(line.strip(), names)]
+        rows = [a for line in map(str.strip, h.text.split("\n")) if TABLE_ROW.match(line)
+                for a in row_attributes(line, names)]
         if len(rows) >= MIN_ROWS and (best is None or len(rows) > len(best.rows)):
             best = Attributes(thing, rows, h)
     return best

@@ -66,7 +66,7 @@ _OPTION = re.compile(r"^\s*[(（]?[A-D][.．、)）:：]")
 _NOT_STATED = re.compile(r"例题|习题|本题|题中|故选|选项|答案|详见|参见|https?://|[?？]\s*$|[(（]\s*[)）]|[吗呢]\s*[。.]?$"
                          r"|(?<![a-z0-9])[A-D]\s*(?:[.．、]|错误|正确|项|对|错)", re.I)
 _HEADING_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#一二三四五六七八九十]+|[:：]\s*$")
-_TABLE_ROW = re.compile(r"^[^；。\n]{1,40}；[^；。\n]{1,30}[：:]")  # as keysentences reads a table row
+TABLE_ROW = re.compile(r"^[^；。\n]{1,40}；[^；。\n]{1,30}[：:]")  # a row as the clean stage writes it (表头：值；…)
 _DEFINES = re.compile(r"^\s*(?:[(（][^)）]{0,30}[)）])?\s*(?:是|指|即|就是|称为|也称|又称|[:：])")
 _COUNTED = re.compile(r"[\u4e00-\u9fff]|[a-z0-9]+|[×√✓✗]")
 
@@ -200,7 +200,7 @@ def sentences(hits: list[Hit]) -> list[tuple[str, Hit, bool]]:
             line = line.strip()
             if _OPTION.match(line):
                 continue
-            if _TABLE_ROW.match(line):
+            if TABLE_ROW.match(line):
                 out.append((line, h, True))
                 continue
             for s in split_sentences(line, semicolon=False):
@@ -251,10 +251,16 @@ def _facts(units, sides: "_Sides", heading: dict) -> list[Fact]:
     return out
 
 
+def row_fields(line: str) -> tuple[list[str], list[list[str]]]:
+    """A table row's cells, and each cell split at its first colon: ``[header, value]``, or ``[value]``
+    for a cell without one (``分页；与信息的关系：…`` → ``[["分页"], ["与信息的关系", "…"]]``)."""
+    cells = [c.strip() for c in line.split("；") if c.strip()]
+    return cells, [re.split(r"[：:]", c, maxsplit=1) for c in cells]
+
+
 def _row_facts(line: str, hit: Hit, index: int, sides: _Sides) -> list[Fact]:
     """Rule 5: the fields of a table row, each of the side the row or the field is headed by."""
-    cells = [c.strip() for c in line.split("；") if c.strip()]
-    fields = [re.split(r"[：:]", c, maxsplit=1) for c in cells]
+    cells, fields = row_fields(line)
     head = fields[0][-1]  # the first cell's value: the row's thing or aspect
     owner = sides.only(head)
     out = []
