@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Optional
 
 from pipeline.ask.calc_rules_co import CacheAddressSplit, PipelineTime
-from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow
-from pipeline.ask.calc_rules_os import DiskAccessTime, PageTableSpace, PagingAddress, TlbAccessTime
+from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow, TransmitDelay
+from pipeline.ask.calc_rules_os import DiskAccessTime, PageTableSpace, PagingAddress, RotationalLatency, TlbAccessTime
 from pipeline.ask.calc_rules_sim import (
     BinarySearchAsl,
     BinaryTreeCounts,
@@ -42,9 +42,9 @@ RULES: tuple[Rule, ...] = (
     # simulations (pipeline/ask/simulations.py)
     PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(), LinearProbingHash(),
     # formulas
-    PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(),
+    PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(), RotationalLatency(),
     CacheAddressSplit(), PipelineTime(),
-    FrameDelay(), SlidingWindow(), NyquistRate(), ShannonRate(),
+    FrameDelay(), TransmitDelay(), SlidingWindow(), NyquistRate(), ShannonRate(),
     BinaryTreeCounts(), CompleteBinaryTree(),
 )
 

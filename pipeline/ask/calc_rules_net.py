@@ -1,4 +1,5 @@
-"""Calculation rules of computer networks: a frame's total delay on one link, the largest send window
+"""Calculation rules of computer networks: a frame's total delay on one link, its transmission delay
+alone, the largest send window
 of GBN and SR, Nyquist's and Shannon's limits. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
@@ -155,4 +156,31 @@ class ShannonRate(Rule):
         else:
             p.given("snr", ratio.group(1), "信噪比的比值")
         _rate_result(p, "bandwidth * log2(1 + snr)", bandwidth.group(2))
+        return p.source()
+
+
+class TransmitDelay(Rule):
+    """发送时延 (transmission delay) alone: frame length (1000B, 8000bit) and data rate (10Mb/s);
+    frame / rate, in ms (μs under 1 ms). A distance or propagation speed, acknowledgements, hops,
+    or a total asked for (``FrameDelay``): no program here."""
+
+    name = "transmit_delay"
+    _ASK = (r"发送时延|发送时间|传输时延|"
+            r"发送(?:完|出|完毕)?[^，。？]{0,14}(?:需要|要|用|花|花费|耗时)[^，。？]{0,4}(?:多少|多长|多久)")
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or re.search(
+                r"传播|距离|相距|链路长|km|千米|公里|总时延|收完|接收完|全部收到|确认|ACK|往返|RTT|利用率|停止等待|停等"
+                r"|路由器|交换机|存储转发|排队|跳|窗口|吞吐|分别|最短|最小|至少", q):
+            return None
+        frame, rate = unique(FrameDelay._FRAME, q), unique(FrameDelay._RATE, q)
+        if frame is None or rate is None:
+            return None
+        length, length_unit = (frame.group(1), frame.group(2)) if frame.group(1) else (frame.group(3), frame.group(4))
+        seconds = value(length, length_unit, FRAME) / value(rate.group(1), rate.group(2), RATE)
+        scale, unit = ("1000", "ms") if seconds >= 1e-3 else ("1000000", "μs")
+        p = Program()
+        p.in_base("frame", length, length_unit, FRAME, "帧长", "bit")
+        p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")
+        p.line("answer", f"frame / rate * {scale}", "发送时延", unit)
         return p.source()

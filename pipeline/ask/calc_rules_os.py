@@ -1,6 +1,6 @@
 """Calculation rules of operating systems: paging address translation, the largest logical address
-space of a one-page page table, the effective access time with a TLB, a disk's average access time.
-See pipeline/ask/calc_rules.py."""
+space of a one-page page table, the effective access time with a TLB, a disk's average access time
+and its average rotational latency alone. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
@@ -217,4 +217,28 @@ class DiskAccessTime(Rule):
         p.line("latency", "turn / 2", "平均旋转延迟", "ms")
         p.line("transfer", "turn / sectors", "一个扇区的传输时间", "ms")
         p.line("answer", "seek + latency + transfer", "平均访问时间", "ms")
+        return p.source()
+
+
+class RotationalLatency(Rule):
+    """平均旋转延迟 alone: rotation speed (6000转/分, or 转/秒). One turn 60 * 1000 / rpm ms, the
+    average latency half a turn (the exam's convention). A question that also gives a seek time or
+    sectors per track asks for more (``DiskAccessTime``): no program here."""
+
+    name = "rotational_latency"
+    _ASK = r"(?:平均)?旋转延迟(?:时间)?|平均(?:旋转)?等待时间|平均延迟时间"
+
+    def match(self, q: str) -> Optional[str]:
+        rpm, rps = unique(DiskAccessTime._RPM, q), unique(DiskAccessTime._RPS, q)
+        if (rpm is None) == (rps is None) or not re.search(self._ASK, q):
+            return None
+        if re.search(r"寻道|扇区|存取时间|访问时间|传输时间|读取|读出|写入|磁道|多个|分别", q):
+            return None
+        p = Program()
+        if rpm is not None:
+            p.given("rpm", rpm.group(1), "转速", "转/分")
+        else:
+            p.given("rps", rps.group(1), "转速", "转/秒")
+        p.line("turn", "60 * 1000 / rpm" if rpm is not None else "1000 / rps", "旋转一周的时间", "ms")
+        p.line("answer", "turn / 2", "平均旋转延迟", "ms")
         return p.source()

@@ -62,6 +62,10 @@ CASES = [
     ("disk_access_time", "磁盘转速为100r/s，平均寻道时间5ms，每个磁道分为200个扇区，访问一个扇区的平均访问时间是多少？", 10.05, {}),
     # 6 ms a turn: 6 + 3 + 6 / 500 = 9.012
     ("disk_access_time", "硬盘10000rpm，平均寻道时间6ms，每道500个扇区，平均存取时间是多少？", 9.012, {}),
+    # --- rotational latency alone: half a turn, 60000 / rpm / 2 ms
+    ("rotational_latency", "磁盘转速为6000转/分，平均旋转延迟是多少？", 5, {"turn": 10}),  # 10 ms a turn
+    ("rotational_latency", "某硬盘15000rpm，求平均旋转延迟时间。", 2, {}),  # 4 ms a turn
+    ("rotational_latency", "磁盘每秒转120转（120r/s），平均等待时间为多少？", 1000 / 240, {}),  # 8.33 ms a turn
     # --- cache: offset log2(block), index log2(lines / ways), tag the rest
     # 32 KB / 32 B = 1024 lines, / 4 = 256 sets: offset 5, set 8, tag 28 - 8 - 5 = 15
     ("cache_address_split", "某计算机主存地址为28位，按字节编址，Cache容量为32KB，块大小为32B，采用4路组相联映射，"
@@ -85,6 +89,10 @@ CASES = [
     # 512 B = 4096 bit / 64 kb/s = 64 ms; 3000 km / 3·10^5 km/s = 10 ms: 74 ms
     ("frame_delay", "512字节的帧，信道速率64kb/s，距离3000km，传播速率3×10^5km/s，从开始发送到接收完毕一共需要多长时间？", 74,
      {"transmit": 64, "propagate": 10}),
+    # --- transmission delay alone: bits / rate; 8000 / 10^7 = 0.8 ms, shown as 800 μs (under 1 ms)
+    ("transmit_delay", "数据传输速率为10Mb/s，发送1000B的帧需要多少时间？", 800, {"frame": 8000}),
+    ("transmit_delay", "一个1500字节的分组在100Mb/s链路上的发送时延是多少？", 120, {}),  # 12000 / 10^8 s
+    ("transmit_delay", "信道速率为64kb/s，发送长度为4000bit的帧，发送时延是多少？", 62.5, {}),  # 4000 / 64000 s = 62.5 ms
     # --- send windows: GBN 2^n - 1, SR 2^(n-1)
     ("sliding_window", "采用3比特帧序号，后退N帧协议的最大发送窗口是多少？", 7, {}),
     ("sliding_window", "序号用4位表示，选择重传协议中发送窗口最大为多少？", 8, {}),
@@ -142,6 +150,9 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "快表和内存的访问时间分别为10ns和100ns，命中率90%，先查快表，平均访问时间是多少？",  # which time is which
     "磁盘转速7200转/分，平均寻道时间8ms，平均访问时间是多少？",  # no sectors per track
     "磁盘转速6000转/分，平均寻道时间5ms，每磁道100个扇区，连续读取整个磁道的时间是多少？",  # not one sector
+    "磁盘转速6000转/分，平均寻道时间5ms，平均旋转延迟和平均访问时间各是多少？",  # more than the latency
+    "磁盘转速为6000转/分或7200转/分时，平均旋转延迟是多少？",  # two speeds
+    "平均旋转延迟是多少？",  # no speed
     "主存按字编址，地址32位，Cache容量16KB，块大小64B，直接映射，标记几位？",  # word addressing
     "地址32位，Cache容量16KB，块大小64B，标记几位？",  # no mapping
     "5段流水线，每段2ns，存在数据相关引起停顿，执行10条指令需要多少时间？",  # stalls
@@ -149,6 +160,9 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "一个1000字节的帧在10Mb/s的链路上发送，传播速率2×10^8m/s，总时延是多少？",  # no distance
     "1000B的帧，速率10Mb/s，链路长2km，传播速率2×10^8m/s，发送完后等待确认帧，总时延是多少？",  # an acknowledgement
     "采用3比特序号，GBN和选择重传的最大发送窗口各是多少？",  # two protocols
+    "1000B的帧，速率10Mb/s，链路长2km，发送时延和传播时延分别是多少？",  # the propagation too
+    "数据传输速率为10Mb/s，发送一个帧需要多少时间？",  # no frame length
+    "发送1000B的帧，速率10Mb/s或100Mb/s，发送时延是多少？",  # two rates
     "信道带宽3kHz，信噪比30dB，采用16种码元状态，最大数据传输速率是多少？",  # both limits
     "二叉树有20个叶子结点，度为2的结点有几个？",  # only the leaves (the 2 of 度为2 would be unused)
     "三叉树有20个叶子结点、10个度为1的结点，共有多少个结点？",  # not binary
