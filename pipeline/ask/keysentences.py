@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pipeline.ask.definitions import defines
 from pipeline.ask.question import FOCUS_WEIGHT, Asked, asked_of, question_terms  # noqa: F401  (re-exported)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
 from pipeline.ask.sentences import containment, content, grams, normalise, novelty, split_sentences
@@ -270,7 +271,9 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
     pool = []
     for s, h in candidates(hits):
         rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
-        if defining and is_definition(s, terms):
+        if defining and question.defines and defines(s, question.defines):
+            rank_w *= DEFINITION_FACTOR ** 2  # defines the asked term itself, not one starting like it (死锁预防是…)
+        elif defining and is_definition(s, terms):
             rank_w *= DEFINITION_FACTOR
         if purpose and _STATES_PURPOSE.search(s):
             rank_w *= PURPOSE_FACTOR

@@ -18,6 +18,7 @@ import re
 from typing import Literal, Optional
 
 from pipeline.ask.aliases import added_tokens
+from pipeline.ask.definitions import asked_term
 from pipeline.ask.refs import question_ref
 from pipeline.ask.sentences import QUESTION_WORDS, grams, normalise
 from pipeline.models import RecordAnswer
@@ -45,6 +46,8 @@ class Asked(str):
       (:func:`question_terms`; bigrams when there is no index vocabulary);
     - ``tokens``: its BM25 query tokens (empty without a vocabulary), with the other names of what it
       names that the index knows as one word (``aliases``: 动态半导体存储器 also searches ``dram``);
+    - ``defines``: the one term it asks the definition of (`什么是死锁？` → 死锁), or None
+      (``definitions.asked_term``);
     - ``kind``: choice | calculation | concept | reason | other (:func:`question_kind`), None until
       the record is known (:meth:`with_record`).
     """
@@ -56,6 +59,7 @@ class Asked(str):
     all_grams: frozenset
     terms: dict[str, float]
     tokens: tuple[str, ...]
+    defines: Optional[str]
     kind: Optional[Kind]
     vocab_id: int
 
@@ -78,6 +82,7 @@ def analyse(question: str, vocab=None) -> Asked:
     q.terms = question_terms(question, vocab)
     tokens = tokenize_query(question, vocab) if vocab else []
     q.tokens = tuple(tokens + added_tokens(q.norm, tokens, vocab))
+    q.defines = asked_term(question)
     q.kind = None
     q.vocab_id = id(vocab) if vocab else 0
     return q

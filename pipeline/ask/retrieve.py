@@ -16,6 +16,7 @@ from typing import Optional
 
 import numpy as np
 
+from pipeline.ask.definitions import SCAN_LIMIT, best_definer, defining_sentence, names_of_term
 from pipeline.ask.question import Asked, analyse
 from pipeline.index.bm25 import Bm25Index
 from pipeline.index.catalog import Catalog, current_generation
@@ -276,14 +277,41 @@ class Retriever:
         ranked: list[tuple[str, float]] = [(c.chunk_id, top + 1.0) for c in exact]  # above every search hit
         ranked += [(cid, score) for cid, score in fused if cid not in {c.chunk_id for c in exact}]
         chunks = self.catalog.by_ids([cid for cid, _ in ranked[: top_k * 3]])  # ids absent here are ghosts
-        for cid, score in ranked:
-            if cid in chunks and len(result.hits) < top_k:
-                result.hits.append(to_hit(chunks[cid], len(result.hits) + 1, score))
+        picked = [(chunks[cid], score) for cid, score in ranked if cid in chunks][:top_k]
+        if asked.defines and picked:
+            records = sum(c.chunk_id in {e.chunk_id for e in exact} for c, _ in picked)
+            picked = self._definition_first(asked.defines, picked, records, [cid for cid, _ in ranked],
+                                            chapters, within, top_k)
+        result.hits = [to_hit(c, i, score) for i, (c, score) in enumerate(picked, start=1)]
         if result.hits and len(self.bm25):
             result.coverage = query_coverage(question, self.bm25.vocab, [h.text for h in result.hits[:COVERAGE_HITS]])
             weights = _QuestionWeights(question, self.bm25)
             result.passage_coverage = max(weights.coverage(h.text) for h in result.hits)
         return result
+
+
+    def _definition_first(self, term: str, picked: list[tuple[Chunk, float]], records: int, ranked: list[str],
+                          chapters: list[str], within: Optional[set[str]], top_k: int) -> list[tuple[Chunk, float]]:
+        """A "什么是X" question: unless the first passage after the asked records already defines X (or
+        one of its other names), the passage that defines it best (``definitions.best_definer``, within
+        the same chapter or syllabus filter) goes there, taking the first search hit's score; the
+        others move down one."""
+        first = picked[records][0] if records < len(picked) else None
+        names = names_of_term(term)
+        if first is None or defining_sentence(first.text, names):
+            return picked
+        pool = [c for c, _ in picked[records:]]
+        for name in names:
+            pool += self.catalog.holding(name, SCAN_LIMIT)
+        if chapters:
+            pool = [c for c in pool if c.chapter in chapters]
+        if within is not None:
+            pool = [c for c in pool if c.chunk_id in within]
+        definer = best_definer(names, pool, ranked)
+        if definer is None:
+            return picked
+        rest = [(c, s) for c, s in picked if c.chunk_id != definer.chunk_id]
+        return (rest[:records] + [(definer, picked[records][1])] + rest[records:])[:top_k]
 
 
 def to_hit(c: Chunk, rank: int, score: float) -> Hit:

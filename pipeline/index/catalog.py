@@ -99,6 +99,13 @@ class Catalog:
         return [Chunk.model_validate_json(b) for (b,) in
                 self.db.execute("SELECT body FROM chunks WHERE kind='question' ORDER BY year, number")]
 
+    def holding(self, text: str, limit: int) -> list[Chunk]:
+        """Chunks whose stored record contains ``text`` (ASCII case ignored), in index order, at most
+        ``limit``: a scan of the table, ~30 ms per 10k chunks."""
+        rows = self.db.execute("SELECT body FROM chunks WHERE instr(lower(body), ?) > 0 ORDER BY pos LIMIT ?",
+                               (text.lower(), limit))
+        return [Chunk.model_validate_json(b) for (b,) in rows]
+
     def chunks_in(self, chapters: list[str]) -> list[Chunk]:
         """The chunks of the given sections (joined chapter paths), in index order."""
         if not chapters:

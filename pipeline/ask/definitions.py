@@ -1,0 +1,111 @@
+"""A "什么是X" question wants the sentence of the material that defines X.
+
+A term as common as 死锁 or 哈夫曼树 is in hundreds of passages, and the lexical ranking favours the
+ones that repeat it (exercises, strategies, code comments), not the one that says what it is: asked
+`什么是死锁？`, none of the top 5 passages of the evaluation corpus defined it, although two notes do
+(`…无法向前推进的现象，就是“死锁”`). So when a question asks for the definition of one term and no
+passage retrieval put first defines it, retrieval looks through every passage holding the term for the
+one that defines it best (:func:`best_definer`) and puts it first.
+
+A sentence defines X when it starts with X and goes on with a defining word (`X是…`, `X（…）：…`,
+`X是指…`, `X即…`), or names X at its end (`…的二叉树称为哈夫曼树`, `…的现象，就是“死锁”`, `…叫做X`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional, Sequence
+
+from pipeline.ask.sentences import normalise, split_sentences
+from pipeline.models import Chunk
+
+MIN_TERM = 2  # chars: a shorter "term" is a question word
+MAX_TERM = 16  # chars: a longer one is a phrase, not a term the material names
+SCAN_LIMIT = 2000  # passages holding the term read, at most, in index order (~0.2 s at this many)
+
+_QUOTE = "“”\"'‘’「」『』《》"
+# what the question asks the definition of: 什么是X / 何为X / X是什么 / X指什么 / X的定义(是什么) / X是什么意思
+_ASKS = [re.compile(r"^(?:请问|请解释一下?|解释一下)?(?:什么是|什么叫做?|何为|何谓|啥是)(?P<t>[^，,。？?]+?)[？?。！!]*$"),
+         re.compile(r"^(?:请问)?(?:所谓)?(?P<t>[^，,。？?]+?)(?:到底|究竟)?(?:是什么(?:意思|东西)?|指的?是什么|是指什么|指什么|"
+                    r"的(?:定义|概念|含义)(?:是什么)?|是啥|什么意思)[？?。！!]*$")]
+_NOT_A_TERM = re.compile(r"和|与|及|跟|同|区别|不同|作用|特点|原因|为什么|怎么|如何|哪|几|多少|\d")
+_BULLET = re.compile(r"^\s*(?:[-+*>•·#]\s*|[(（]?\d{1,2}[)）.、．]\s*|【[^】]{0,12}】\s*)+")
+_PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
+_AFTER_LEADING = re.compile(r"^(?:是指|是一种|是一个|是|指的是|指|即|就是|也称|又称|[:：])")
+_DEFINITION_HEAD = re.compile(r"定义|概念|含义|是什么")
+_TABLE_ROW = re.compile(r"[:：][^；;。]{1,60}[；;][^；;。：:]{1,20}[:：]")
+_NAMING = r"(?:称为|称作|称之为|被称为|叫做|叫作|就是|即为|即是|简称)"
+
+
+def asked_term(question: str) -> Optional[str]:
+    """The term a question asks the definition of (`什么是死锁？` → 死锁), or None: several terms, a
+    contrast, a purpose or a quantity are not definition questions."""
+    q = normalise(question).strip()
+    for pattern in _ASKS:
+        m = pattern.match(q)
+        if not m:
+            continue
+        term = m.group("t").strip().strip(_QUOTE).strip()
+        term = re.sub(r"^(?:一下|下|所谓)", "", term)
+        if MIN_TERM <= len(term) <= MAX_TERM and not _NOT_A_TERM.search(term):
+            return term
+    return None
+
+
+def defines(sentence: str, term: str) -> bool:
+    """Does ``sentence`` define ``term`` (leading `X是…`/`X：…`, or trailing `…称为X`)?"""
+    low_term = term.lower()
+    s = _PAREN.sub("", _BULLET.sub("", normalise(sentence))).lower()
+    bare = s.lstrip(_QUOTE)
+    if bare.startswith(low_term):
+        rest = bare[len(low_term):].lstrip(_QUOTE).lstrip()
+        if _AFTER_LEADING.match(rest) and not rest.startswith("是否"):
+            return True
+    named = re.compile(_NAMING + "[" + re.escape(_QUOTE) + r"]?\s*" + re.escape(low_term)
+                       + "[" + re.escape(_QUOTE) + r"]?\s*(?:[，,。；;.！!]|$)")
+    return bool(named.search(s))
+
+
+def names_of_term(term: str) -> tuple[str, ...]:
+    """The term and its other names, the term first: without a kind word (ARP协议 → ARP) and from
+    aliases.txt (快表 → TLB), as ``attributes.names_of`` finds them for a table's header."""
+    from pipeline.ask.attributes import names_of  # attributes reads the question's analysis: import late
+    return (term, *sorted(n for n in names_of(term) if n != term.lower()))
+
+
+def defining_sentence(text: str, names: "str | Sequence[str]") -> Optional[str]:
+    """The first sentence of ``text`` that defines the term (or one of its ``names``), or None. A cell
+    of a table row the clean stage rewrote as `字段：值；字段：值` (`中断：程序控制；DMA：硬件控制`)
+    compares, it does not define."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    low = text.lower()
+    held = [n for n in names if n.lower() in low]
+    if not held:
+        return None
+    for s in split_sentences(text, semicolon=False):
+        if _TABLE_ROW.search(s):
+            continue
+        if any(defines(s, n) for n in held):
+            return s
+    return None
+
+
+def best_definer(names: "str | Sequence[str]", chunks: Iterable[Chunk], ranked: Sequence[str] = ()) -> Optional[Chunk]:
+    """The passage to answer "什么是X" with (``names``: X and its other names): among the ``chunks``
+    with a sentence defining X, a note before a past-paper analysis (which defines in passing), then one under a heading
+    naming the term and 定义/概念/含义, then under a heading naming it, then the best in ``ranked``
+    (retrieval's order of chunk ids), then the first in the index."""
+    place = {cid: i for i, cid in enumerate(ranked)}
+    names = (names,) if isinstance(names, str) else tuple(names)
+    lows = [n.lower() for n in names]
+    best: Optional[tuple[tuple, Chunk]] = None
+    for order, c in enumerate(chunks):
+        if not defining_sentence(c.text, names):
+            continue
+        heads = [h.lower() for h in c.chapter_path]
+        named = any(low in h for h in heads for low in lows)
+        about = named and any(_DEFINITION_HEAD.search(h) for h in heads)
+        key = (c.kind == "question", not about, not named, place.get(c.chunk_id, len(place)), order)
+        if best is None or key < best[0]:
+            best = (key, c)
+    return best[1] if best else None
