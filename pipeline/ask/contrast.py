@@ -19,7 +19,8 @@ arranged in rows, one per aspect, in this order:
    names and the question's words (每个轮次, cwnd…), best pair first; the shared words label the row
    (``定义`` when both define their thing);
 
-at most ``MAX_ROWS`` rows, each fact in one row, none whose two cells say the same. A table needs one
+at most ``MAX_ROWS`` rows (``MAX_TABLE_ROWS`` when the rows beyond come from a table of the material,
+rule 2: its rows are the material's own comparison, a student wants all of them), each fact in one row, none whose two cells say the same. A table needs one
 full row (both sides), else there is none: half a contrast would read as the whole. Every cell is a
 passage's words with its citation, so nothing in it is generated, and nothing in it can be reversed
 except by a fact put in the wrong column, which ``contrast_facts`` guards against. :func:`render` gives
@@ -44,6 +45,7 @@ ASPECT = "方面："
 UNSAID = "资料未说明"
 DEFINITION_LABEL = "定义"
 MAX_ROWS = 3
+MAX_TABLE_ROWS = 8  # rows of the material's own table (rule 2); prose pairs (rule 4) only up to MAX_ROWS
 MIN_SHARED = 2  # words (bigrams, Latin words) two facts share to make a row of their own
 DEFINITION_BONUS = 0.2
 FIELD_BONUS = 1.0  # two facts of one table field ("访存次数：1", "访存次数：2"): the material sets them side by side
@@ -215,10 +217,10 @@ class _Rows:
         self.used: set[int] = set()
         self.order = sorted(aspects, key=lambda t: (-aspects[t], t))
 
-    def _add(self, label: list[str], cells: list[Optional[Fact]]) -> bool:
-        """Add a row (False when the table is full). Two cells saying the same ("时间复杂度：NlogN"
-        twice) are no difference: used, not shown."""
-        if len(self.rows) >= MAX_ROWS:
+    def _add(self, label: list[str], cells: list[Optional[Fact]], limit: int = MAX_ROWS) -> bool:
+        """Add a row (False when the table has ``limit`` rows). Two cells saying the same
+        ("时间复杂度：NlogN" twice) are no difference: used, not shown."""
+        if len(self.rows) >= limit:
             return False
         if all(cells) and _squash(cells[0].said) == _squash(cells[1].said):
             self.used.update(id(f) for f in cells)
@@ -265,7 +267,7 @@ class _Rows:
             if f.field and id(f) not in self.used:
                 by_field.setdefault(_key(f.field), [[], []])[f.side].append(f)
         for a, b in by_field.values():
-            if a and b and not self._add([a[0].field], [a[0], b[0]]):
+            if a and b and not self._add([a[0].field], [a[0], b[0]], MAX_TABLE_ROWS):
                 return
 
     def shared(self, scene: str, vocab=None) -> None:

@@ -105,6 +105,22 @@ def test_a_table_row_gives_one_fact_per_field_and_rows_pair_the_fields():
     assert "\n  RIP：距离向量 [来源" in contrast.render(t)  # the cell names its side already
 
 
+def test_every_row_of_the_materials_own_table_is_shown_and_prose_pairs_stay_few():
+    """A table of the material is its own comparison: all its rows (up to MAX_TABLE_ROWS), not the
+    first three; rows paired from prose stay at MAX_ROWS (beyond, they pair loosely related sentences)."""
+    fields = ["存储信息；SRAM：触发器；DRAM：电容", "破坏性读出；SRAM：非；DRAM：是", "需要刷新；SRAM：不要；DRAM：需要",
+              "运行速度；SRAM：快；DRAM：慢", "集成度；SRAM：低；DRAM：高", "存储成本；SRAM：高；DRAM：低"]
+    t = contrast.table("SRAM和DRAM的区别是什么？", _hits("\n".join(fields)), RULES)
+    assert list(_cells(t)) == ["存储信息", "破坏性读出", "需要刷新", "运行速度", "集成度", "存储成本"]
+    many = "\n".join(f"方面{i}；SRAM：值甲{i}；DRAM：值乙{i}" for i in range(12))
+    assert len(contrast.table("SRAM和DRAM的区别是什么？", _hits(many), RULES).rows) == contrast.MAX_TABLE_ROWS
+    prose = ("内部碎片是指分配给进程但没有用上的内存空间。外部碎片是指没有分配出去但太小而无法分配的空闲分区。"
+             "内部碎片出现在固定分区和分页的内存管理中。外部碎片出现在动态分区和分段的内存管理中。"
+             "内部碎片的大小不超过一页的页内空间。外部碎片的大小可以是内存中任意小的空闲区。"
+             "内部碎片无法用紧凑技术消除的方法回收。外部碎片可以用紧凑技术消除的方法回收。")
+    assert len(contrast.table(QUESTION, _hits(prose), RULES).rows) <= contrast.MAX_ROWS
+
+
 def test_an_aspect_one_side_leaves_open_is_marked_and_half_a_table_is_none():
     text = (FRAGMENTS + "紧凑技术可以把外部碎片拼接成一大块连续的空闲区。")
     t = contrast.table("内部碎片和外部碎片在拼接上有什么区别", _hits(text), RULES)
