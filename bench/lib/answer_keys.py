@@ -31,6 +31,7 @@ EVIDENCE_MAX = 40  # chars of a corpus passage kept as a pointer in our data fil
 SET_FILE = Path(__file__).resolve().parents[1] / "data" / "answers_set.jsonl"
 HELDOUT_FILE = SET_FILE.with_name("calc_heldout.jsonl")  # calculations and contrasts: never tune rules on it
 TRAITS_FILE = SET_FILE.with_name("traits_set.jsonl")  # one thing's 特点 (answered from a table: attributes.py)
+TERMS_FILE = SET_FILE.with_name("terms_set.jsonl")  # 什么是X and short contrasts/calculations, written before any run
 # the eval material: ../shared/eval from the repo root (a git worktree elsewhere sets BENCH_EVAL_DIR)
 EVAL_DIR = Path(os.environ.get("BENCH_EVAL_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "eval")
 

@@ -18,6 +18,7 @@ DEV = keys.EVAL_DIR / "dev.jsonl"
 ROWS = keys.load_set()
 HELDOUT = keys.load_set(keys.HELDOUT_FILE)
 TRAITS = keys.load_set(keys.TRAITS_FILE)
+TERMS = keys.load_set(keys.TERMS_FILE)
 
 
 def test_the_set_has_its_shape():
@@ -43,6 +44,16 @@ def test_the_traits_set_has_its_shape_and_is_unlike_our_set():
     assert keys.schema_problems(TRAITS, dev, balanced=False, our_questions=ours) == []
     assert len(TRAITS) >= 6 and {r["kind"] for r in TRAITS} == {"concept"}
     assert all(r["id"].startswith("t") for r in TRAITS)
+
+
+def test_the_terms_set_has_its_shape_and_is_unlike_our_other_sets():
+    """Definition questions (什么是X: pipeline/ask/definitions.py) with a few short contrasts and
+    calculations, keys written before the first run; unlike our set, the held-out and the traits sets."""
+    dev = [q["question"] for q in keys.load_set(DEV)] if DEV.is_file() else []
+    ours = [r["question"] for r in ROWS + HELDOUT + TRAITS]
+    assert keys.schema_problems(TERMS, dev, balanced=False, our_questions=ours) == []
+    assert len(TERMS) >= 25 and sum(r["kind"] == "concept" for r in TERMS) >= 15
+    assert all(r["id"].startswith("d") for r in TERMS)
 
 
 def _row(**over):
@@ -87,7 +98,7 @@ def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tm
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no eval corpus at {CORPUS}")
 def test_every_evidence_passage_is_in_the_corpus():
-    assert keys.evidence_problems(ROWS + HELDOUT + TRAITS, CORPUS) == []
+    assert keys.evidence_problems(ROWS + HELDOUT + TRAITS + TERMS, CORPUS) == []
 
 
 def test_the_runner_scores_the_sample_without_the_llm(sample_data, tmp_path, capsys):
