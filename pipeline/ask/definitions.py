@@ -8,7 +8,8 @@ passage retrieval put first defines it, retrieval looks through every passage ho
 one that defines it best (:func:`best_definer`) and puts it first.
 
 A sentence defines X when it starts with X and goes on with a defining word (`X是…`, `X（…）：…`,
-`X是指…`, `X即…`), or names X at its end (`…的二叉树称为哈夫曼树`, `…的现象，就是“死锁”`, `…叫做X`).
+`X是指…`, `X即…`), names X at its end (`…的二叉树称为哈夫曼树`, `…的现象，就是“死锁”`, `…叫做X`), or
+says so (`定义…X为…`); a remark in parentheses does not define.
 """
 
 from __future__ import annotations
@@ -55,12 +56,17 @@ def asked_term(question: str) -> Optional[str]:
 def defines(sentence: str, term: str) -> bool:
     """Does ``sentence`` define ``term`` (leading `X是…`/`X：…`, or trailing `…称为X`)?"""
     low_term = term.lower()
-    s = _PAREN.sub("", _BULLET.sub("", normalise(sentence))).lower()
+    bare_sentence = _BULLET.sub("", normalise(sentence)).lstrip()
+    if bare_sentence[:1] in "（(":
+        return False  # a remark in parentheses (`（无向连通图就是最小生成树。）`), not the text's definition
+    s = _PAREN.sub("", bare_sentence).lower()
     bare = s.lstrip(_QUOTE)
     if bare.startswith(low_term):
         rest = bare[len(low_term):].lstrip(_QUOTE).lstrip()
         if _AFTER_LEADING.match(rest) and not rest.startswith("是否"):
             return True
+    if re.search(r"定义[^，,。；;]{0,16}?" + re.escape(low_term) + r"\s*(?:为|是)", s):
+        return True  # 我们定义无向连通图的最小生成树（MST）为…
     named = re.compile(_NAMING + "[" + re.escape(_QUOTE) + r"]?\s*" + re.escape(low_term)
                        + "[" + re.escape(_QUOTE) + r"]?\s*(?:[，,。；;.！!]|$)")
     return bool(named.search(s))

@@ -41,6 +41,7 @@ def test_the_term_a_question_asks_to_define(question, term):
     "各进程互相等待对方手里的资源、都无法向前推进的现象，就是“死锁”。",
     "带权路径长度最小的二叉树称为死锁，也称最优二叉树。",
     "这种僵局叫做死锁",
+    "我们定义多个进程的死锁（deadlock）为互相等待对方资源的僵局。",
 ])
 def test_sentences_that_define(sentence):
     assert defines(sentence, "死锁")
@@ -52,6 +53,7 @@ def test_sentences_that_define(sentence):
     "破坏死锁产生的四个必要条件之一。",
     "这种策略称为死锁预防。",  # names another term
     "银行家算法是一种死锁避免算法。",
+    "（多个进程互相等待就是死锁。）",  # a remark in parentheses
 ])
 def test_sentences_that_do_not_define(sentence):
     assert not defines(sentence, "死锁")
