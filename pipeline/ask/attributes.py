@@ -23,7 +23,7 @@ import re
 from typing import NamedTuple, Optional
 
 from pipeline.ask.aliases import other_names
-from pipeline.ask.contrast_facts import TABLE_ROW, row_fields
+from pipeline.ask.contrast_facts import TABLE_ROW, lines, row_fields
 from pipeline.ask.sentences import normalise
 from pipeline.models import Hit
 
@@ -102,7 +102,7 @@ def find(question: str, hits: list[Hit]) -> Optional[Attributes]:
     for h in hits[:MAX_HITS]:
         if h.kind == "question":
             continue
-        rows = [a for line in map(str.strip, h.text.split("\n")) if TABLE_ROW.match(line)
+        rows = [a for line in lines(h.text) if TABLE_ROW.match(line)
                 for a in row_attributes(line, names)]
         if len(rows) >= MIN_ROWS and (best is None or len(rows) > len(best.rows)):
             best = Attributes(thing, rows, h)

@@ -67,6 +67,15 @@ _NOT_STATED = re.compile(r"例题|习题|本题|题中|故选|选项|答案|详�
                          r"|(?<![a-z0-9])[A-D]\s*(?:[.．、]|错误|正确|项|对|错)", re.I)
 _HEADING_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#一二三四五六七八九十]+|[:：]\s*$")
 TABLE_ROW = re.compile(r"^[^；。\n]{1,40}；[^；。\n]{1,30}[：:]")  # a row as the clean stage writes it (表头：值；…)
+# a row glued to the sentence before it in one line (a chunk joins a list's last item and the table's
+# first row: `…开销小。建立连接；数据报服务：不用；虚电路服务：必须`): split after the full stop; two
+# cells at least (one `X；Y：` in prose is no row)
+_GLUED_ROW = re.compile(r"(?<=[。！？!?])\s*(?=[^；。\n]{1,40}；[^；。\n]{1,30}[：:][^；。\n]*；[^；。\n]{1,30}[：:])")
+
+
+def lines(text: str) -> list[str]:
+    """The passage's lines, stripped, a table row glued to the sentence before it on a line of its own."""
+    return [part.strip() for line in text.split("\n") for part in _GLUED_ROW.split(line)]
 _DEFINES = re.compile(r"^\s*(?:[(（][^)）]{0,30}[)）])?\s*(?:是|指|即|就是|称为|也称|又称|[:：])")
 _COUNTED = re.compile(r"[\u4e00-\u9fff]|[a-z0-9]+|[×√✓✗]")
 
@@ -196,8 +205,7 @@ def sentences(hits: list[Hit]) -> list[tuple[str, Hit, bool]]:
     for h in hits[:MAX_HITS]:
         if h.kind == "question":
             continue
-        for line in h.text.split("\n"):
-            line = line.strip()
+        for line in lines(h.text):
             if _OPTION.match(line):
                 continue
             if TABLE_ROW.match(line):

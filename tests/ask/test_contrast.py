@@ -8,7 +8,7 @@ from pipeline.ask import contrast
 from pipeline.ask.answer import AnswerConfig, answer, render
 from pipeline.ask.citations import targets
 from pipeline.ask.claims import load_rules
-from pipeline.ask.contrast_facts import facts
+from pipeline.ask.contrast_facts import facts, lines
 from pipeline.ask.retrieve import Retrieval
 from pipeline.llm.fake import FakeLlm
 
@@ -119,6 +119,17 @@ def test_every_row_of_the_materials_own_table_is_shown_and_prose_pairs_stay_few(
              "内部碎片的大小不超过一页的页内空间。外部碎片的大小可以是内存中任意小的空闲区。"
              "内部碎片无法用紧凑技术消除的方法回收。外部碎片可以用紧凑技术消除的方法回收。")
     assert len(contrast.table(QUESTION, _hits(prose), RULES).rows) <= contrast.MAX_ROWS
+
+
+def test_a_table_row_glued_to_the_sentence_before_it_is_still_a_row():
+    """A chunk may join a list's last item and a table's first row in one line (seen: the 建立连接 row of
+    虚电路/数据报 was lost so); a single `X；Y：` after a full stop in prose stays prose."""
+    text = ("+ 分组首部包含虚电路号，开销小。建立连接；数据报服务：不用；虚电路服务：必须\n"
+            "分组顺序；数据报服务：不保证有序；虚电路服务：保证有序")
+    t = contrast.table("虚电路服务和数据报服务有什么不同？", _hits(text), RULES)
+    assert _cells(t)["建立连接"] == ("虚电路服务：必须", "数据报服务：不用")
+    prose = "分页的单位是页。其特点；优点：实现简单。"
+    assert lines(prose) == [prose]
 
 
 def test_an_aspect_one_side_leaves_open_is_marked_and_half_a_table_is_none():
