@@ -54,11 +54,14 @@ def asked_term(question: str) -> Optional[str]:
 
 
 def defines(sentence: str, term: str) -> bool:
-    """Does ``sentence`` define ``term`` (leading `X是…`/`X：…`, or trailing `…称为X`)?"""
+    """Does ``sentence`` define ``term`` (leading `X是…`/`X：…`, or trailing `…称为X`)? A table row the
+    clean stage wrote as `字段：值；字段：值` (`中断：程序控制；DMA：硬件控制`) compares, it does not define."""
     low_term = term.lower()
     bare_sentence = _BULLET.sub("", normalise(sentence)).lstrip()
     if bare_sentence[:1] in "（(":
         return False  # a remark in parentheses (`（无向连通图就是最小生成树。）`), not the text's definition
+    if _TABLE_ROW.search(bare_sentence):
+        return False  # a table row: `子网掩码：…；下一跳：…` lists a route's fields
     s = _PAREN.sub("", bare_sentence).lower()
     bare = s.lstrip(_QUOTE)
     if bare.startswith(low_term):
@@ -80,17 +83,13 @@ def names_of_term(term: str) -> tuple[str, ...]:
 
 
 def defining_sentence(text: str, names: "str | Sequence[str]") -> Optional[str]:
-    """The first sentence of ``text`` that defines the term (or one of its ``names``), or None. A cell
-    of a table row the clean stage rewrote as `字段：值；字段：值` (`中断：程序控制；DMA：硬件控制`)
-    compares, it does not define."""
+    """The first sentence of ``text`` that defines the term (or one of its ``names``), or None."""
     names = (names,) if isinstance(names, str) else tuple(names)
     low = text.lower()
     held = [n for n in names if n.lower() in low]
     if not held:
         return None
     for s in split_sentences(text, semicolon=False):
-        if _TABLE_ROW.search(s):
-            continue
         if any(defines(s, n) for n in held):
             return s
     return None

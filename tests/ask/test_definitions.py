@@ -54,6 +54,7 @@ def test_sentences_that_define(sentence):
     "这种策略称为死锁预防。",  # names another term
     "银行家算法是一种死锁避免算法。",
     "（多个进程互相等待就是死锁。）",  # a remark in parentheses
+    "死锁：资源不足时出现；下一跳：对端接口的地址；接口：本机出口",  # a table row's fields
 ])
 def test_sentences_that_do_not_define(sentence):
     assert not defines(sentence, "死锁")
