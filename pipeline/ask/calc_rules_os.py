@@ -207,13 +207,10 @@ class DiskAccessTime(Rule):
         if re.search(r"整个磁道|整道|全部扇区|连续|多个扇区|最大寻道|最小寻道", q):
             return None
         p = Program()
-        if rpm is not None:
-            p.given("rpm", rpm.group(1), "转速", "转/分")
-        else:
-            p.given("rps", rps.group(1), "转速", "转/秒")
+        _rotation_speed(p, rpm, rps)
         p.given("seek", seek.group(1), "平均寻道时间", "ms")
         p.given("sectors", sectors.group(1) or sectors.group(2), "每磁道扇区数")
-        p.line("turn", "60 * 1000 / rpm" if rpm is not None else "1000 / rps", "旋转一周的时间", "ms")
+        _one_turn(p, rpm)
         p.line("latency", "turn / 2", "平均旋转延迟", "ms")
         p.line("transfer", "turn / sectors", "一个扇区的传输时间", "ms")
         p.line("answer", "seek + latency + transfer", "平均访问时间", "ms")
@@ -235,10 +232,19 @@ class RotationalLatency(Rule):
         if re.search(r"寻道|扇区|存取时间|访问时间|传输时间|读取|读出|写入|磁道|多个|分别", q):
             return None
         p = Program()
-        if rpm is not None:
-            p.given("rpm", rpm.group(1), "转速", "转/分")
-        else:
-            p.given("rps", rps.group(1), "转速", "转/秒")
-        p.line("turn", "60 * 1000 / rpm" if rpm is not None else "1000 / rps", "旋转一周的时间", "ms")
+        _rotation_speed(p, rpm, rps)
+        _one_turn(p, rpm)
         p.line("answer", "turn / 2", "平均旋转延迟", "ms")
         return p.source()
+
+
+def _rotation_speed(p: Program, rpm: Optional[re.Match], rps: Optional[re.Match]) -> None:
+    """The rotation speed as given: 转/分 (``rpm``) or 转/秒 (``rps``), exactly one of them matched."""
+    if rpm is not None:
+        p.given("rpm", rpm.group(1), "转速", "转/分")
+    else:
+        p.given("rps", rps.group(1), "转速", "转/秒")
+
+
+def _one_turn(p: Program, rpm: Optional[re.Match]) -> None:
+    p.line("turn", "60 * 1000 / rpm" if rpm is not None else "1000 / rps", "旋转一周的时间", "ms")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from answer_helpers import make_hit
 
 from pipeline.ask.definitions import asked_term, best_definer, defines, defining_sentence
 from pipeline.ask.keysentences import select
 from pipeline.ask.question import analyse
-from pipeline.models import Chunk, Hit
+from pipeline.models import Chunk
 from tests.conftest import ingest_notes
 
 
@@ -90,10 +91,8 @@ def test_the_defining_sentence_leads_the_grounded_core():
     """`死锁预防是…` starts with 死锁 and says 是 a few characters on: the loose test took it for a
     definition of 死锁 and ranked it above the passage's real definition (seen on the evaluation corpus)."""
     question = analyse("什么是死锁？")
-    hits = [Hit(rank=1, chunk_id="a", doc_id="d", source="n.md", chapter_path=["死锁的处理"], chunk_position=1, pages=[],
-                score=1.0, text="死锁预防是死锁处理策略中最严苛的一种，破坏死锁产生的必要条件之一。", citation="[来源: a]"),
-            Hit(rank=2, chunk_id="b", doc_id="d", source="n.md", chapter_path=["并发"], chunk_position=1, pages=[],
-                score=0.9, text="各进程互相等待对方手里的资源、都无法向前推进的现象，就是“死锁”。", citation="[来源: b]")]
+    hits = [make_hit(1, "死锁预防是死锁处理策略中最严苛的一种，破坏死锁产生的必要条件之一。", path=["死锁的处理"], chunk_id="a"),
+            make_hit(2, "各进程互相等待对方手里的资源、都无法向前推进的现象，就是“死锁”。", path=["并发"], chunk_id="b")]
     assert select(question, hits)[0].chunk_id == "b"
 
 
@@ -143,8 +142,6 @@ def test_a_table_row_compares_and_does_not_define():
 def test_a_looser_definition_of_a_word_of_the_term_still_counts_once():
     """`什么是Cache命中率？`: no sentence says `Cache命中率是…`, but `命中率 H：…` defines a word of it."""
     question = analyse("什么是Cache命中率？")
-    hits = [Hit(rank=1, chunk_id="a", doc_id="d", source="n.md", chapter_path=["Cache"], chunk_position=1, pages=[],
-                score=1.0, text="Cache的效率与Cache命中率有关，访问Cache越多越快。", citation="[来源: a]"),
-            Hit(rank=2, chunk_id="b", doc_id="d", source="n.md", chapter_path=["Cache"], chunk_position=1, pages=[],
-                score=0.9, text="命中率 H：CPU要访问的信息已在Cache中的比率。", citation="[来源: b]")]
+    hits = [make_hit(1, "Cache的效率与Cache命中率有关，访问Cache越多越快。", path=["Cache"], chunk_id="a"),
+            make_hit(2, "命中率 H：CPU要访问的信息已在Cache中的比率。", path=["Cache"], chunk_id="b")]
     assert select(question, hits)[0].chunk_id == "b"
