@@ -22,9 +22,16 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pipeline.ask.calc_rules_co import CacheAddressSplit, PipelineTime
-from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow, TransmitDelay
-from pipeline.ask.calc_rules_os import DiskAccessTime, PageTableSpace, PagingAddress, RotationalLatency, TlbAccessTime
+from pipeline.ask.calc_rules_co import CacheAddressSplit, ChipCount, CpuTime, PipelineTime
+from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow, SubnetHosts, TransmitDelay
+from pipeline.ask.calc_rules_os import (
+    DiskAccessTime,
+    IndexedFileSize,
+    PageTableSpace,
+    PagingAddress,
+    RotationalLatency,
+    TlbAccessTime,
+)
 from pipeline.ask.calc_rules_sim import (
     BinarySearchAsl,
     BinaryTreeCounts,
@@ -42,9 +49,9 @@ RULES: tuple[Rule, ...] = (
     # simulations (pipeline/ask/simulations.py)
     PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(), LinearProbingHash(),
     # formulas
-    PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(), RotationalLatency(),
-    CacheAddressSplit(), PipelineTime(),
-    FrameDelay(), TransmitDelay(), SlidingWindow(), NyquistRate(), ShannonRate(),
+    PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(), RotationalLatency(), IndexedFileSize(),
+    CacheAddressSplit(), PipelineTime(), ChipCount(), CpuTime(),
+    FrameDelay(), TransmitDelay(), SlidingWindow(), NyquistRate(), ShannonRate(), SubnetHosts(),
     BinaryTreeCounts(), CompleteBinaryTree(),
 )
 
@@ -54,6 +61,12 @@ def ruled(question: "str | Asked") -> Optional[tuple[str, str]]:
     q = asked_of(question).norm
     found = [(rule.name, program) for rule in RULES if (program := rule.match(q)) is not None]
     return found[0] if len(found) == 1 else None
+
+
+def conventions(rule_name: str) -> frozenset[float]:
+    """The numbers a rule's method fixes (IPv4's 32 bits), which its program may write though the
+    question does not; empty for any other name."""
+    return next((rule.conventions for rule in RULES if rule.name == rule_name), frozenset())
 
 
 def ruled_program(question: str) -> Optional[str]:

@@ -1,5 +1,6 @@
-"""Calculation rules of computer organisation: how a main-memory address splits for a cache, and the
-time of an instruction pipeline without stalls. See pipeline/ask/calc_rules.py."""
+"""Calculation rules of computer organisation: how a main-memory address splits for a cache, the
+time of an instruction pipeline without stalls, how many chips build a memory, a program's CPU time
+and a machine's MIPS. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pipeline.ask.calc_text import (
     Program,
     Rule,
     chinese_number,
+    literal,
     power_of_two,
     unique,
     value,
@@ -125,4 +127,124 @@ class PipelineTime(Rule):
         p.given("dt", dt.group(1), "每段时间", TIME_NS[dt.group(2)][0])
         p.given("n", count.group(1) or count.group(2), "指令条数")
         p.line("answer", "(stages + n - 1) * dt", "总时间", TIME_NS[dt.group(2)][0])
+        return p.source()
+
+
+WORDS = {"": ("", ""), "K": ("K", "1024"), "M": ("M", "1048576"), "G": ("G", "1073741824")}
+# a chip or memory organisation as the exam writes it: 1K×4位, 16K x 8bit, 64×8位
+ORGANISATION = r"(\d+)\s*([KMG]?)\s*[×xX*]\s*(\d+)\s*(?:位|bit|b)(?![A-Za-z/])"
+
+
+def _alternative(m: re.Match, width: int) -> tuple[str, ...]:
+    """The groups of the alternative that matched, a pattern of alternatives ``width`` groups each."""
+    groups = m.groups()
+    for start in range(0, len(groups), width):
+        if groups[start] is not None:
+            return groups[start:start + width]
+    raise ValueError("no alternative matched")
+
+
+class ChipCount(Rule):
+    """How many chips build a memory (字扩展, 位扩展 or both): the chip's organisation, written with
+    芯片 next to it (``用1K×4位的芯片``, ``芯片规格为2K×8位``), and the memory's (``组成4K×8位的存储器``) or its
+    byte size (``组成64KB的主存``, 8 bits a byte). count = memory bits / chip bits; the memory's words and
+    word width must each be a multiple of the chip's (the standard expansion), else no program. A
+    question that also asks address lines, chip select or the decoder: no program."""
+
+    name = "chip_count"
+    _CHIP = (rf"{ORGANISATION}\s*(?:的)?\s*(?:[SD]?RAM|ROM|EPROM|存储)?\s*芯片"
+             rf"|芯片(?:的)?(?:规格|容量|型号)?(?:为|是|均为)?\s*{ORGANISATION}")
+    _MEMORY = (rf"(?:组成|构成|扩展成|扩展为|设计|实现|搭建)(?:一个)?(?:容量为)?\s*{ORGANISATION}"
+               rf"|{ORGANISATION}\s*(?:的)?\s*(?:存储器|主存|内存|存储系统)")
+    _MEMORY_BYTES = (rf"(?:组成|构成|扩展成|扩展为|设计|实现)(?:一个)?(?:容量为)?\s*(\d+)\s*{SIZE_UNIT}(?!\s*[×xX*])"
+                     rf"|(?:存储器|主存|内存)(?:的)?(?:容量)?(?:为|是)\s*(\d+)\s*{SIZE_UNIT}(?!\s*[×xX*])")
+    _ASK = r"(?:需要|需|共需|要用|用|要)[^，。？；]{0,8}(?:多少|几)\s*(?:片|块|个)|芯片(?:的)?(?:数|数量|个数|片数)"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or re.search(r"地址线|数据线|片选|译码|地址范围|分别|引脚|刷新", q):
+            return None
+        chip = unique(self._CHIP, q)
+        memory, memory_bytes = unique(self._MEMORY, q), unique(self._MEMORY_BYTES, q)
+        if chip is None or (memory is None) == (memory_bytes is None):
+            return None
+        chip_words, chip_unit, chip_bits = _alternative(chip, 3)
+        p = Program()
+        p.in_base("chip_words", chip_words, chip_unit, WORDS, "芯片字数", "")
+        p.given("chip_bits", chip_bits, "芯片字长（位）")
+        chip_total = value(chip_words, chip_unit, WORDS) * int(chip_bits)
+        if memory is not None:
+            words, unit, bits = _alternative(memory, 3)
+            if (memory.span() == chip.span() or value(words, unit, WORDS) % value(chip_words, chip_unit, WORDS)
+                    or int(bits) % int(chip_bits)):
+                return None
+            p.in_base("mem_words", words, unit, WORDS, "存储器字数", "")
+            p.given("mem_bits", bits, "存储器字长（位）")
+            total = value(words, unit, WORDS) * int(bits)
+            p.line("answer", "(mem_words * mem_bits) // (chip_words * chip_bits)", "所需芯片数")
+        else:
+            size, unit = _alternative(memory_bytes, 2)
+            total = value(size, unit, SIZE) * 8
+            if (value(size, unit, SIZE) * 8) % chip_total or 8 % int(chip_bits) and int(chip_bits) % 8:
+                return None
+            p.in_base("mem", size, unit, SIZE, "存储器容量", "B")
+            p.line("answer", "mem * 8 // (chip_words * chip_bits)", "所需芯片数")
+        if total % chip_total or total <= chip_total:
+            return None
+        return p.source()
+
+
+FREQUENCY = {"GHz": ("GHz", "1000000000"), "MHz": ("MHz", "1000000"), "kHz": ("kHz", "1000"), "Hz": ("Hz", "")}
+# an instruction count: 2×10^8条, 10^6条, 5000条
+COUNT = r"(?:(\d+(?:\.\d+)?)\s*[×xX*]\s*)?10\s*\^\s*(\d+)\s*条|(?<![\d^.])(\d+)\s*条"
+
+
+class CpuTime(Rule):
+    """A program's CPU time, or the machine's MIPS: the clock (主频2GHz, 时钟频率500MHz) or the clock
+    cycle (时钟周期2ns), the average CPI (CPI为1.5, 平均CPI=4) and, for the time, the instruction count
+    (2×10^8条指令, 10^6条). time = count × CPI / frequency (× cycle), in s, ms or μs, the largest
+    unit that keeps it ≥ 1; MIPS = frequency / (CPI × 10^6). A mix of instruction types (比例, 占…%),
+    both asked, or both the clock and the cycle given: no program."""
+
+    name = "cpu_time"
+    _FREQ = r"(?:主频|时钟频率|频率|时钟)(?:为|是|均为)?\s*(\d+(?:\.\d+)?)\s*(GHz|MHz|kHz|Hz)"
+    _CYCLE = rf"(?:时钟周期|机器周期)(?:为|是)?\s*{NUM}\s*{TIME_UNIT}"
+    _CPI = r"CPI(?:为|是|=|＝|:|：)?\s*(\d+(?:\.\d+)?)"
+    _TIME = r"(?:执行|运行|CPU)(?:时间|该程序.{0,4}时间)|(?:需要|要|用|花)[^，。？]{0,4}(?:多少|多长|多久)(?:时间)?|多长时间|多少时间"
+
+    def match(self, q: str) -> Optional[str]:
+        if re.search(r"比例|占\s*\d|%|分别|各类|各种|加速比|提高|改进", q) or len(re.findall(r"CPI", q)) != 1:
+            return None
+        freq, cycle, cpi = unique(self._FREQ, q), unique(self._CYCLE, q), unique(self._CPI, q)
+        if cpi is None or (freq is None) == (cycle is None) or float(cpi.group(1)) <= 0:
+            return None
+        mips, timed = "MIPS" in q.upper(), bool(re.search(self._TIME, q))
+        if mips == timed:
+            return None
+        p = Program()
+        if freq is not None:
+            p.in_base("freq", freq.group(1), freq.group(2), FREQUENCY, "主频", "Hz")
+            per_second = value(freq.group(1), freq.group(2), FREQUENCY)
+        else:
+            p.in_base("cycle", cycle.group(1), cycle.group(2), TIME_NS, "时钟周期", "ns")
+            p.line("freq", "1000000000 / cycle", "主频", "Hz")
+            per_second = 1e9 / value(cycle.group(1), cycle.group(2), TIME_NS)
+        p.given("cpi", cpi.group(1), "平均CPI")
+        if mips:
+            if unique(COUNT, q) is not None:
+                return None  # an instruction count is a datum the MIPS does not use
+            p.line("answer", "freq / (cpi * 1000000)", "指令执行速度（MIPS）")
+            return p.source()
+        count = unique(COUNT, q)
+        if count is None:
+            return None
+        if count.group(2) is not None:
+            n = (f"{count.group(1)} * " if count.group(1) else "") + f"10 ** {int(count.group(2))}"
+            instructions = float(count.group(1) or 1) * 10 ** int(count.group(2))
+        else:
+            n, instructions = literal(count.group(3)), float(count.group(3))
+        p.line("n", n, "指令条数")
+        seconds = instructions * float(cpi.group(1)) / per_second
+        scale, unit = next(((s, u) for s, u in (("", "s"), ("1000", "ms"), ("1000000", "μs"))
+                            if seconds * (int(s) if s else 1) >= 1), ("1000000000", "ns"))
+        p.line("answer", "n * cpi / freq" + (f" * {scale}" if scale else ""), "CPU执行时间", unit)
         return p.source()

@@ -1,13 +1,13 @@
 """Calculation rules of computer networks: a frame's total delay on one link, its transmission delay
 alone, the largest send window
-of GBN and SR, Nyquist's and Shannon's limits. See pipeline/ask/calc_rules.py."""
+of GBN and SR, Nyquist's and Shannon's limits, the hosts a prefix or mask can assign. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import NUM, Program, Rule, unique, value
+from pipeline.ask.calc_text import NUM, Program, Rule, literal, power_of_two, unique, value
 
 FRAME = {"B": ("B", "8"), "字节": ("B", "8"), "bit": ("bit", ""), "比特": ("bit", ""), "位": ("bit", "")}
 RATE = {**{u: ("Gb/s", "1000000000") for u in ("Gb/s", "Gbps", "Gbit/s")},
@@ -183,4 +183,67 @@ class TransmitDelay(Rule):
         p.in_base("frame", length, length_unit, FRAME, "帧长", "bit")
         p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")
         p.line("answer", f"frame / rate * {scale}", "发送时延", unit)
+        return p.source()
+
+
+IPV4 = r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})"
+
+
+class SubnetHosts(Rule):
+    """How many host addresses a (sub)network can assign: its prefix (``/26``, ``前缀长度为26``) or its
+    mask (``子网掩码为255.255.255.192``, read bit by bit), and when a network is cut into n equal subnets
+    (``划分为4个子网``, n a power of two) log2(n) more network bits. hosts = 2^(32 - prefix) - 2 (the
+    all-zeros and all-ones host numbers are the network and broadcast addresses). Asked for a network
+    or broadcast address, a range, several sizes, or a mask that is not ones then zeros: no program.
+    32 is IPv4's address length, a convention the rule names (``conventions``)."""
+
+    name = "subnet_hosts"
+    conventions = frozenset({32.0})
+    _PREFIX = rf"{IPV4}\s*/\s*(\d{{1,2}})(?!\d)|(?:前缀|网络前缀)(?:长度)?(?:为|是)?\s*(\d{{1,2}})\s*位?|(?<![\d.])/(\d{{1,2}})(?!\d)"
+    _MASK = rf"(?:子网掩码|掩码)(?:为|是|：|:)?\s*{IPV4}"
+    _SUBNETS = r"(?:划分|分)(?:为|成)\s*(\d+)\s*个(?:大小相同的|等长的|相同大小的|等大的)?子网"
+    _ASK = (r"(?:主机|主机地址|IP地址|地址)(?:数|个数|数量)?[^，。？]{0,4}(?:多少|几)"
+            r"|(?:多少|几)\s*(?:个|台)?\s*(?:可用的|可分配的)?\s*(?:主机|主机地址|IP地址)")
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or re.search(r"广播地址|网络地址是|地址范围|分别|各是|各有|最小|最大的|第一个|最后一个"
+                                                     r"|子网号|网络号是|IPv6|聚合|超网", q):
+            return None
+        if not re.search(r"主机|可分配|可用|可指派|分配给", q):
+            return None  # 共有多少个地址 counts all 2^h, the network and broadcast addresses too
+        prefix, mask, subnets = unique(self._PREFIX, q), unique(self._MASK, q), unique(self._SUBNETS, q)
+        if (prefix is None) == (mask is None):
+            return None
+        p = Program()
+        p.given("addr_bits", "32", "地址长度（位）")
+        if prefix is not None:
+            if prefix.group(1) is not None:
+                octets = prefix.groups()[:4]
+                if any(int(o) > 255 for o in octets):
+                    return None
+                p.line("addr", "[" + ", ".join(literal(o) for o in octets) + "]", "地址")
+            length = prefix.group(5) or prefix.group(6) or prefix.group(7)
+            p.given("prefix", length, "网络前缀长度（位）")
+            bits = int(length)
+        else:
+            octets = [int(o) for o in mask.groups()]
+            ones = "".join(f"{o:08b}" for o in octets) if all(o <= 255 for o in octets) else ""
+            if not ones or "01" in ones:
+                return None
+            p.line("mask", "[" + ", ".join(str(o) for o in octets) + "]", "子网掩码")
+            p.line("prefix", "0", "网络前缀长度（位）")
+            p.lines.append("for octet in mask:\n    for i in range(8):\n        prefix = prefix + octet // 2 ** i % 2")
+            bits = ones.count("1")
+        if subnets is not None:
+            n = int(subnets.group(1))
+            if not power_of_two(n) or n < 2:
+                return None
+            p.given("subnets", str(n), "子网个数")
+            p.line("host_bits", "addr_bits - prefix - int(log2(subnets))", "主机号位数（位）")
+            bits += n.bit_length() - 1
+        else:
+            p.line("host_bits", "addr_bits - prefix", "主机号位数（位）")
+        if not 1 <= bits <= 30:
+            return None
+        p.line("answer", "2 ** host_bits - 2", "可分配的主机地址数")
         return p.source()

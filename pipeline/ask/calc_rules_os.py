@@ -1,6 +1,6 @@
 """Calculation rules of operating systems: paging address translation, the largest logical address
 space of a one-page page table, the effective access time with a TLB, a disk's average access time
-and its average rotational latency alone. See pipeline/ask/calc_rules.py."""
+and its average rotational latency alone, the largest file of a mixed (i-node) index. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
@@ -248,3 +248,62 @@ def _rotation_speed(p: Program, rpm: Optional[re.Match], rps: Optional[re.Match]
 
 def _one_turn(p: Program, rpm: Optional[re.Match]) -> None:
     p.line("turn", "60 * 1000 / rpm" if rpm is not None else "1000 / rps", "旋转一周的时间", "ms")
+
+
+class IndexedFileSize(Rule):
+    """The largest file a mixed index can address (UNIX i-node style): the direct entries (``10个直接地址项``),
+    the single, double and triple indirect ones (``1个一级间接``, one unless a count is written), the block
+    size (``磁盘块大小为1KB``) and an address entry's size (``地址项占4B``, ``盘块号占4字节``). Entries in a
+    block n = block / entry; blocks = direct + single·n + double·n² + triple·n³; size = blocks × block,
+    in the largest unit dividing it. An entry size missing, an index kind stated twice, or a question
+    that also asks how many blocks or accesses: no program."""
+
+    name = "indexed_file_size"
+    _COUNT = r"(\d+|[一两二])\s*个\s*(?:的)?{kind}|{kind}(?:地址|索引)?(?:项|指针|块号|地址项|索引项)?(?:有|为|共)?\s*(\d+|[一两二])\s*个"
+    _KINDS = (("direct", "直接(?:地址|索引|块|盘块)?", "直接地址项数"),
+              ("single", "一级间接", "一级间接地址项数"),
+              ("double", "二级间接", "二级间接地址项数"),
+              ("triple", "三级间接", "三级间接地址项数"))
+    _BLOCK = rf"(?:磁盘块|盘块|物理块|数据块|块)(?:的)?(?:大小|长度|容量)?(?:为|是|均为)?\s*(\d+)\s*{SIZE_UNIT}"
+    _ENTRY = (rf"(?:地址项|盘块号|索引项|块号|块地址|地址|指针)(?:的)?(?:大小|长度)?(?:占|为|是|长)\s*(\d+)\s*(B|字节)"
+              rf"|每个(?:地址项|盘块号|索引项|块号|地址|指针)(?:占|为|是)?\s*(\d+)\s*(B|字节)")
+    _ASK = r"最大(?:文件)?(?:长度|大小|容量)|文件(?:的)?最大(?:长度|大小|容量)?|最大(?:能|可以)?(?:表示|支持|容纳)"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or "索引" not in q and "地址项" not in q and "i-node" not in q.lower() \
+                and "inode" not in q.lower() and "索引结点" not in q:
+            return None
+        if re.search(r"多少次|几次|访问磁盘|读盘|分别|各", q):
+            return None
+        block, entry = unique(self._BLOCK, q), unique(self._ENTRY, q)
+        if block is None or entry is None:
+            return None
+        counts = {}
+        for name, kind, _ in self._KINDS:
+            found = unique(self._COUNT.format(kind=kind), q)
+            if found is not None:
+                number = chinese_number(found.group(1) or found.group(2))
+                if number is None:
+                    return None
+                counts[name] = number
+        if "direct" not in counts or len(counts) < 2:
+            return None
+        entry_size = int(entry.group(1) or entry.group(3))
+        block_size = int(value(block.group(1), block.group(2), SIZE))
+        if block_size % entry_size or block_size <= entry_size:
+            return None
+        p = Program()
+        p.in_base("block", block.group(1), block.group(2), SIZE, "盘块大小", "B")
+        p.given("entry", str(entry_size), "地址项大小", "B")
+        p.line("per_block", "block // entry", "每块地址项数")
+        terms = []
+        for power, (name, _, label) in enumerate(self._KINDS):
+            if name in counts:
+                p.given(name, counts[name], label)
+                terms.append(" * ".join([name] + ["per_block"] * power))  # n·n·n: a 3 the question does not give
+        p.line("blocks", " + ".join(terms), "可寻址的盘块数")
+        n = block_size // entry_size
+        size = sum(int(counts[name]) * n ** power for power, (name, _, _) in enumerate(self._KINDS) if name in counts)
+        divisor, unit = size_in_unit(size * block_size)
+        p.line("answer", "blocks * block" + (f" // {divisor}" if divisor else ""), "文件最大长度", unit)
+        return p.source()

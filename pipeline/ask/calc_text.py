@@ -32,9 +32,9 @@ TIME_NS = {"ns": ("ns", ""), "μs": ("μs", "1000"), "us": ("μs", "1000"), "ms"
 TIME_UNIT = r"(ns|μs|us|ms)(?![A-Za-z/])"
 # the units a label may end with: shown after the value
 UNITS = frozenset({"B", "KB", "MB", "GB", "bit", "ns", "μs", "ms", "s", "m", "km", "m/s", "km/s", "b/s", "kb/s",
-                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "dB", "%", "位", "转/分", "转/秒"})
+                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒"})
 SUFFIX = {"KB": "kb", "MB": "mb", "GB": "gb", "μs": "us", "ms": "ms", "s": "s", "km": "km", "km/s": "kmps", "kb/s": "kbps",
-          "Mb/s": "mbps", "Gb/s": "gbps", "kHz": "khz", "MHz": "mhz", "%": "pct", "B": "bytes"}
+          "Mb/s": "mbps", "Gb/s": "gbps", "kHz": "khz", "MHz": "mhz", "GHz": "ghz", "K": "k", "M": "m", "G": "g", "%": "pct", "B": "bytes"}
 
 
 class Rule:
@@ -42,6 +42,8 @@ class Rule:
     every datum it needs is stated exactly once and the question asks what it computes."""
 
     name: ClassVar[str] = ""
+    # numbers the rule's method fixes, not the question (IPv4's 32 bits); named in its program and its docstring
+    conventions: ClassVar[frozenset[float]] = frozenset()
 
     def match(self, q: str) -> Optional[str]:
         raise NotImplementedError

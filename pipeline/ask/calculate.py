@@ -56,7 +56,7 @@ import threading
 from collections.abc import Iterable
 from typing import Optional
 
-from pipeline.ask.calc_rules import ruled
+from pipeline.ask.calc_rules import conventions, ruled
 from pipeline.ask.calc_text import UNITS
 from pipeline.ask.program import run_program
 from pipeline.ask.question import Asked, asked_of
@@ -88,6 +88,7 @@ PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算
 调用时直接写 answer = fifo_faults([7, 0, 1, 2, 0], 3)；不要给这些函数名赋值，不要写 lambda。不要 import，不要定义函数，不要 print。"""
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_DOTTED_QUAD = re.compile(r"(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 # a hex number: 0x1A3C, or upper-case digits with at least one decimal digit and H (1A3CH, 5000H)
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX]([0-9A-Fa-f]+)|([0-9A-F]*[0-9][0-9A-F]*)H)(?![0-9A-Za-z])")
 _BITS = re.compile(r"[0-9]+")  # a string literal that is a number as the question writes it: "101001"
@@ -98,8 +99,10 @@ _SHADOWED = re.compile(r"^(\w+)\s*=\s*\1\s*\(", re.M)
 
 
 def given_numbers(question: "str | Asked") -> list[str]:
-    """The numbers the question gives, as written; a hex number (0x1A3C, 1A3CH) as its decimal value."""
+    """The numbers the question gives, as written; a hex number (0x1A3C, 1A3CH) as its decimal value;
+    a dotted IPv4 address or mask (192.168.1.0) as its four numbers, not two decimals."""
     text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", asked_of(question).norm)
+    text = _DOTTED_QUAD.sub(lambda m: " " + " ".join(m.groups()) + " ", text)
     return _NUMBER.findall(text)
 
 
@@ -311,7 +314,7 @@ def solve(question: str, keys: list[KeySentence], hits: list[Hit], llm, *, model
         return None, result, "program: the result is not a number"
     if result.result.name in {s.name for s in result.inputs}:
         return None, result, "program: the result is a given number, nothing is computed"
-    bad = ungrounded(code, question)
+    bad = [v for v in ungrounded(code, question) if not (rule and abs(v) in conventions(rule))]
     if bad:
         return None, result, "program: numbers the question does not give: " + ", ".join(f"{v:g}" for v in bad[:5])
     missing = unused(code, question, [float(st.value) for st in result.steps

@@ -112,6 +112,28 @@ CASES = [
     ("complete_binary_tree", "具有64个结点的完全二叉树的深度为多少？", 7, {}),  # floor(log2 64) + 1
     # 2^9 = 512 <= 1001 < 1024: 10 levels; 1001 - 500 = 501 leaves
     ("complete_binary_tree", "含有1001个结点的完全二叉树有几层？叶结点有多少个？", 501, {"answer_height": 10}),
+    # --- chips: memory bits / chip bits (字扩展 × 位扩展)
+    ("chip_count", "用1K×4位的存储芯片组成4K×8位的存储器，需要多少片芯片？", 8, {"chip_words": 1024}),  # 4 × 2
+    ("chip_count", "现有16K×1位的DRAM芯片，要组成64K×8位的存储器，需要几片？", 32, {}),  # 4 × 8
+    ("chip_count", "某存储器容量为32KB，用4K×4位的芯片构成，需要多少个芯片？", 16, {"mem": 32768}),  # 8 words × 2
+    ("chip_count", "芯片规格为8K×8位，组成32K×16位的存储器共需多少片？", 8, {}),  # 4 × 2
+    # --- CPU time = count × CPI / f; MIPS = f / (CPI × 10^6)
+    ("cpu_time", "某机主频为2GHz，平均CPI为1.5，执行2×10^8条指令的程序需要多少时间？", 150, {"n": 2e8}),  # 0.15 s
+    ("cpu_time", "CPU的主频为500MHz，CPI为5，执行10^6条指令要多长时间？", 10, {}),  # 5·10^6 / 5·10^8 s = 10 ms
+    ("cpu_time", "某计算机主频1.2GHz，执行某程序共1000000条指令，平均CPI为3，CPU时间是多少？", 2.5, {}),  # 3·10^6 / 1.2·10^9 s
+    ("cpu_time", "时钟周期为2ns，CPI为4，该机的MIPS是多少？", 125, {"freq": 5e8}),  # 500 MHz / 4
+    # --- hosts: 2^(32 - prefix) - 2
+    ("subnet_hosts", "子网掩码为255.255.255.224，每个子网最多可以分配多少个主机地址？", 30, {"prefix": 27}),
+    ("subnet_hosts", "将192.168.1.0/24划分为4个大小相同的子网，每个子网可分配的主机地址有多少个？", 62, {"host_bits": 6}),
+    ("subnet_hosts", "IP地址为192.168.5.130/26，该子网最多可以容纳多少台主机？", 62, {}),
+    ("subnet_hosts", "子网掩码是255.255.240.0，这个子网能分配给主机的地址有多少个？", 4094, {"prefix": 20}),
+    # --- mixed index: (direct + n + n² + n³) blocks, n = block / entry
+    # n = 256: 10 + 256 + 65536 = 65802 blocks of 1 KB
+    ("indexed_file_size", "某文件系统的索引结点有10个直接地址项、1个一级间接地址项和1个二级间接地址项，磁盘块大小为1KB，"
+     "每个地址项占4B，单个文件的最大长度是多少？", 65802, {"per_block": 256}),
+    # n = 1024: 12 + 1024 + 1024² + 1024³ blocks of 4 KB = 48 KB + 4 MB + 4 GB + 4 TB, in KB
+    ("indexed_file_size", "inode中有12个直接地址、一个一级间接、一个二级间接和一个三级间接地址项，盘块大小4KB，盘块号占4字节，"
+     "文件最大长度为多少？", (12 + 1024 + 1024 ** 2 + 1024 ** 3) * 4, {"blocks": 12 + 1024 + 1024 ** 2 + 1024 ** 3}),
     # --- simulations
     ("binary_search_asl", "对长度为12的有序表进行折半查找，在等概率情况下查找成功的平均查找长度是多少？", 37 / 12, {}),
     ("binary_search_asl", "7个关键字的有序顺序表，二分查找成功时的ASL为多少？", 17 / 7, {}),
@@ -173,6 +195,18 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "信息位1011，生成多项式1101和10011，CRC余数是多少？",  # two generators
     "页面大小1KB，逻辑地址2500和4000所在页分别放在物理块7和9，求物理地址。",  # two addresses
     "FIFO和LRU有什么区别？",
+    "用1K×4位的芯片组成4K×8位的存储器，需要多少片？地址线需要多少根？",  # address lines too
+    "用4K×8位的芯片组成存储器，需要多少片？",  # no memory size
+    "用3K×4位的芯片组成4K×8位的存储器，需要多少片？",  # 4K is no multiple of 3K
+    "主频2GHz，CPI为1.5，程序需要多少时间？",  # no instruction count
+    "主频2GHz，执行10^6条指令，其中ALU指令占40%、CPI为1，访存指令CPI为3，程序执行时间是多少？",  # a mix
+    "主频2GHz，CPI为1.5，执行10^6条指令，执行时间和MIPS各是多少？",  # both
+    "子网掩码为255.255.255.224，该子网的广播地址是多少？",  # an address, not a count
+    "子网掩码为255.255.0.255，可分配多少个主机地址？",  # not ones then zeros
+    "192.168.1.0/24这个网络一共包含多少个IP地址？",  # all 256, not the assignable ones
+    "将192.168.1.0/24划分为3个子网，每个子网可分配多少个主机地址？",  # 3 is no power of two
+    "索引结点有10个直接地址项和1个一级间接地址项，磁盘块大小为1KB，单个文件的最大长度是多少？",  # no entry size
+    "索引结点有10个直接地址项和1个一级间接地址项，块大小1KB，地址项占4B，读文件第300块要访问磁盘几次？",  # accesses
 ])
 def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
     assert calc_rules.ruled(question) is None
@@ -224,3 +258,17 @@ def test_a_number_after_a_noun_is_another_datum_not_a_list():
     code = calculate.ruled_program("一棵二叉树有30个叶子结点、7个度为1的结点，它一共有多少个结点？")
     assert code is not None and "30" in code and "7" in code
     assert calculate.ruled_program("页面大小1KB，逻辑地址2500和4000对应块号8，物理地址是多少？") is None
+
+
+def test_a_rule_writes_only_its_own_conventions():
+    """IPv4's 32 bits are the subnet rule's convention; for any other program 32 is a number the
+    question does not give (the model copying another example's 2**32)."""
+    assert calc_rules.conventions("subnet_hosts") == {32.0}
+    assert calc_rules.conventions("paging_address") == frozenset()
+    assert calculate.ungrounded("addr_bits = 32\nanswer = 2 ** (addr_bits - 26) - 2", "前缀长度为26位，可分配多少个主机地址") == [32.0]
+
+
+def test_a_dotted_address_gives_its_four_numbers():
+    assert calculate.given_numbers("子网掩码为255.255.255.224，IP地址192.168.1.0/24") == [
+        "255", "255", "255", "224", "192", "168", "1", "0", "24"]
+    assert calculate.given_numbers("CPI为1.5，版本1.2.3") == ["1.5", "1.2", "3"]  # no address: decimals as before
