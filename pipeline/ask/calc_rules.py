@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pipeline.ask.calc_rules_co import CacheAddressSplit, ChipCount, CpuTime, PipelineTime
+from pipeline.ask.calc_rules_co import BusBandwidth, CacheAddressSplit, ChipCount, CpuTime, PipelineTime
 from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow, SubnetHosts, TransmitDelay
 from pipeline.ask.calc_rules_os import (
     DiskAccessTime,
     IndexedFileSize,
+    PageTableLevels,
     PageTableSpace,
     PagingAddress,
     RotationalLatency,
@@ -50,7 +51,7 @@ RULES: tuple[Rule, ...] = (
     PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(), LinearProbingHash(),
     # formulas
     PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(), RotationalLatency(), IndexedFileSize(),
-    CacheAddressSplit(), PipelineTime(), ChipCount(), CpuTime(),
+    PageTableLevels(), CacheAddressSplit(), PipelineTime(), ChipCount(), CpuTime(), BusBandwidth(),
     FrameDelay(), TransmitDelay(), SlidingWindow(), NyquistRate(), ShannonRate(), SubnetHosts(),
     BinaryTreeCounts(), CompleteBinaryTree(),
 )

@@ -1,6 +1,6 @@
 """Calculation rules of computer organisation: how a main-memory address splits for a cache, the
 time of an instruction pipeline without stalls, how many chips build a memory, a program's CPU time
-and a machine's MIPS. See pipeline/ask/calc_rules.py."""
+and a machine's MIPS, a bus's bandwidth. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
@@ -247,4 +247,45 @@ class CpuTime(Rule):
         scale, unit = next(((s, u) for s, u in (("", "s"), ("1000", "ms"), ("1000000", "μs"))
                             if seconds * (int(s) if s else 1) >= 1), ("1000000000", "ns"))
         p.line("answer", "n * cpi / freq" + (f" * {scale}" if scale else ""), "CPU执行时间", unit)
+        return p.source()
+
+
+class BusBandwidth(Rule):
+    """总线带宽 in MB/s (10^6 B/s, the exam's convention for rates): the bus width (``数据线32位``,
+    ``总线宽度为4B``), its clock (``时钟频率为100MHz``) and how often it transfers, which must be stated:
+    ``一个总线周期包含2个时钟周期`` (one transfer a bus cycle) or ``每个时钟周期传送两次``. bandwidth =
+    width in bytes × frequency × transfers a clock (or ÷ clocks a bus cycle). Neither stated, or both: no
+    program (one transfer a clock is not the only reading)."""
+
+    name = "bus_bandwidth"
+    _WIDTH = r"(?:总线|数据线|数据总线)(?:的)?(?:宽度|位宽)?(?:为|是|有|共)?\s*(\d+)\s*(位|bit|根|B|字节)(?![A-Za-z/])"
+    _FREQ = r"(?:时钟)?频率(?:为|是)?\s*(\d+(?:\.\d+)?)\s*(GHz|MHz|kHz)"
+    _CYCLES = r"(?:一个|每个)?总线(?:传输)?周期(?:包含|含|占用|占|等于|为|由)\s*(\d+|[一两二])\s*个时钟周期"
+    _TIMES = r"(?:一个|每个)时钟周期(?:内)?(?:可以|可|能)?(?:传送|传输)\s*(\d+|[一两二])\s*次"
+
+    def match(self, q: str) -> Optional[str]:
+        if "总线" not in q or not re.search(r"带宽|数据传输率|数据传输速率|传输速率", q) or re.search(r"分别|各是|突发", q):
+            return None
+        width, freq = unique(self._WIDTH, q), unique(self._FREQ, q)
+        cycles, times = unique(self._CYCLES, q), unique(self._TIMES, q)
+        if width is None or freq is None or (cycles is None) == (times is None):
+            return None
+        count = chinese_number((cycles or times).group(1))
+        if count is None or count == "0":
+            return None
+        p = Program()
+        if width.group(2) in ("B", "字节"):
+            p.given("width", width.group(1), "总线宽度", "B")
+        else:
+            if int(width.group(1)) % 8:
+                return None
+            p.given("width_bits", width.group(1), "总线宽度", "位")
+            p.line("width", "width_bits / 8", "总线宽度", "B")
+        p.in_base("freq", freq.group(1), freq.group(2), FREQUENCY, "时钟频率", "Hz")
+        if cycles is not None:
+            p.given("cycles", count, "每个总线周期的时钟周期数")
+            p.line("answer", "width * freq / cycles / 1000000", "总线带宽", "MB/s")
+        else:
+            p.given("times", count, "每个时钟周期传送次数")
+            p.line("answer", "width * freq * times / 1000000", "总线带宽", "MB/s")
         return p.source()

@@ -1,6 +1,7 @@
 """Calculation rules of operating systems: paging address translation, the largest logical address
 space of a one-page page table, the effective access time with a TLB, a disk's average access time
-and its average rotational latency alone, the largest file of a mixed (i-node) index. See pipeline/ask/calc_rules.py."""
+and its average rotational latency alone, the largest file of a mixed (i-node) index,
+how many levels a multi-level page table needs. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
@@ -306,4 +307,47 @@ class IndexedFileSize(Rule):
         size = sum(int(counts[name]) * n ** power for power, (name, _, _) in enumerate(self._KINDS) if name in counts)
         divisor, unit = size_in_unit(size * block_size)
         p.line("answer", "blocks * block" + (f" // {divisor}" if divisor else ""), "文件最大长度", unit)
+        return p.source()
+
+
+class PageTableLevels(Rule):
+    """How many levels a multi-level page table needs when each level's table fits in one page (the
+    exam's premise, said or not): the logical address bits (``逻辑地址32位``) or space (``虚拟地址空间4GB``),
+    the page size and the page-table entry's size. offset = log2(page), index bits a level =
+    log2(page / entry), levels = ceil((address bits - offset) / index bits). A page or entry size that
+    is not a power of two, or the bits of each level asked too: no program."""
+
+    name = "page_table_levels"
+    _BITS = (r"(?:逻辑|虚拟)地址(?:长度|位数)?(?:为|是|共|长|有)?\s*(\d+)\s*位|(\d+)\s*位(?:的)?(?:逻辑|虚拟)地址")
+    _SPACE = rf"(?:逻辑|虚拟)(?:地址)?空间(?:的)?(?:大小)?(?:为|是|有)?\s*(\d+)\s*{SIZE_UNIT}"
+    _ASK = r"(?:几|多少)级|级数|(?:几|多少)层"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or not re.search(r"页表", q) or re.search(r"分别|各级|每级[^，。？]{0,6}(?:几|多少)位", q):
+            return None
+        bits, space = unique(self._BITS, q), unique(self._SPACE, q)
+        size, entry = unique(PAGE_SIZE, q), unique(PageTableSpace._ENTRY, q)
+        if (bits is None) == (space is None) or size is None or entry is None:
+            return None
+        page_size, entry_size = int(value(size.group(1), size.group(2), SIZE)), int(entry.group(1))
+        if not power_of_two(page_size) or not power_of_two(entry_size) or page_size <= entry_size:
+            return None
+        p = Program()
+        if bits is not None:
+            address_bits = int(bits.group(1) or bits.group(2))
+            p.given("addr_bits", str(address_bits), "逻辑地址位数")
+        else:
+            space_size = int(value(space.group(1), space.group(2), SIZE))
+            if not power_of_two(space_size):
+                return None
+            address_bits = space_size.bit_length() - 1
+            p.in_base("space", space.group(1), space.group(2), SIZE, "逻辑地址空间", "B")
+            p.line("addr_bits", "int(log2(space))", "逻辑地址位数")
+        if address_bits <= page_size.bit_length() - 1:
+            return None
+        p.in_base("page", size.group(1), size.group(2), SIZE, "页面大小", "B")
+        p.given("entry", str(entry_size), "页表项大小", "B")
+        p.line("offset_bits", "int(log2(page))", "页内偏移位数（位）")
+        p.line("index_bits", "int(log2(page // entry))", "每级页表索引位数（位）")
+        p.line("answer", "ceil((addr_bits - offset_bits) / index_bits)", "页表级数")
         return p.source()

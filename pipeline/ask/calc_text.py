@@ -32,7 +32,7 @@ TIME_NS = {"ns": ("ns", ""), "μs": ("μs", "1000"), "us": ("μs", "1000"), "ms"
 TIME_UNIT = r"(ns|μs|us|ms)(?![A-Za-z/])"
 # the units a label may end with: shown after the value
 UNITS = frozenset({"B", "KB", "MB", "GB", "bit", "ns", "μs", "ms", "s", "m", "km", "m/s", "km/s", "b/s", "kb/s",
-                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒"})
+                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "MB/s", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒"})
 SUFFIX = {"KB": "kb", "MB": "mb", "GB": "gb", "μs": "us", "ms": "ms", "s": "s", "km": "km", "km/s": "kmps", "kb/s": "kbps",
           "Mb/s": "mbps", "Gb/s": "gbps", "kHz": "khz", "MHz": "mhz", "GHz": "ghz", "K": "k", "M": "m", "G": "g", "%": "pct", "B": "bytes"}
 

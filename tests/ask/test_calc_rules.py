@@ -134,6 +134,16 @@ CASES = [
     # n = 1024: 12 + 1024 + 1024² + 1024³ blocks of 4 KB = 48 KB + 4 MB + 4 GB + 4 TB, in KB
     ("indexed_file_size", "inode中有12个直接地址、一个一级间接、一个二级间接和一个三级间接地址项，盘块大小4KB，盘块号占4字节，"
      "文件最大长度为多少？", (12 + 1024 + 1024 ** 2 + 1024 ** 3) * 4, {"blocks": 12 + 1024 + 1024 ** 2 + 1024 ** 3}),
+    # --- levels: ceil((address bits - offset) / log2(page / entry))
+    ("page_table_levels", "某系统逻辑地址为32位，页面大小为4KB，页表项大小为4B，若采用多级页表且每级页表只能占一页，至少需要几级页表？",
+     2, {"offset_bits": 12, "index_bits": 10}),  # 20 / 10
+    ("page_table_levels", "虚拟地址空间大小为2GB，页面大小1KB，页表项4字节，采用多级页表时需要多少级？", 3,
+     {"addr_bits": 31, "index_bits": 8}),  # 21 / 8 → 3
+    ("page_table_levels", "48位虚拟地址，页面4KB，页表项8B，多级页表每级占一页，页表有几级？", 4, {"index_bits": 9}),  # 36 / 9
+    # --- bus: bytes × f ÷ clocks a transfer (or × transfers a clock), MB/s = 10^6 B/s
+    ("bus_bandwidth", "总线宽度为32位，时钟频率为100MHz，一个总线周期包含2个时钟周期，每个总线周期传送一次数据，总线带宽是多少？",
+     200, {"width": 4}),  # 4 B × 10^8 / 2
+    ("bus_bandwidth", "某同步总线数据线有64根，总线时钟频率为66MHz，每个时钟周期传送两次数据，总线的数据传输率是多少？", 1056, {}),
     # --- simulations
     ("binary_search_asl", "对长度为12的有序表进行折半查找，在等概率情况下查找成功的平均查找长度是多少？", 37 / 12, {}),
     ("binary_search_asl", "7个关键字的有序顺序表，二分查找成功时的ASL为多少？", 17 / 7, {}),
@@ -207,6 +217,10 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "将192.168.1.0/24划分为3个子网，每个子网可分配多少个主机地址？",  # 3 is no power of two
     "索引结点有10个直接地址项和1个一级间接地址项，磁盘块大小为1KB，单个文件的最大长度是多少？",  # no entry size
     "索引结点有10个直接地址项和1个一级间接地址项，块大小1KB，地址项占4B，读文件第300块要访问磁盘几次？",  # accesses
+    "逻辑地址32位，页面大小4KB，采用多级页表，需要几级？",  # no entry size
+    "逻辑地址32位，页面大小4KB，页表项4B，采用两级页表，各级页表分别占几位？",  # the bits of each level
+    "总线宽度32位，时钟频率100MHz，总线带宽是多少？",  # transfers a clock not stated
+    "总线宽度30位，时钟频率100MHz，一个总线周期包含2个时钟周期，总线带宽是多少？",  # not whole bytes
 ])
 def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
     assert calc_rules.ruled(question) is None
