@@ -42,13 +42,14 @@ from pipeline.ask.calc_rules_sim import (
     HuffmanWpl,
     LinearProbingHash,
     PageFaults,
+    Scheduling,
 )
 from pipeline.ask.calc_text import Rule
 from pipeline.ask.question import Asked, asked_of
 
 RULES: tuple[Rule, ...] = (
     # simulations (pipeline/ask/simulations.py)
-    PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(), LinearProbingHash(),
+    PageFaults(), HuffmanWpl(), HammingBits(), BinarySearchAsl(), CrcRemainder(), LinearProbingHash(), Scheduling(),
     # formulas
     PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(), RotationalLatency(), IndexedFileSize(),
     PageTableLevels(), CacheAddressSplit(), PipelineTime(), ChipCount(), CpuTime(), BusBandwidth(),

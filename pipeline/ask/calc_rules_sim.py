@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import Program, Rule, unique
+from pipeline.ask.calc_text import Program, Rule, literal, unique
 
 _SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}")  # a page reference string: 5 numbers or more
 _WEIGHTS = re.compile(r"\d+(?:\.\d+)?(?:\s*[,，、]\s*\d+(?:\.\d+)?)+")
@@ -301,4 +301,63 @@ class CompleteBinaryTree(Rule):
         for i, (_, name) in enumerate(asked):
             expression, label = steps[name]
             p.line("answer" if i == len(asked) - 1 else f"answer_{name}", expression, label)
+        return p.source()
+
+
+_TIMES = r"(\d+(?:\.\d+)?(?:\s*(?:ms|s|h)?\s*[,，、和]\s*\d+(?:\.\d+)?)+)"
+_POLICIES = [("fcfs", re.compile(r"FCFS|先来先服务|先到先服务", re.I)),
+             ("sjf", re.compile(r"SJF|SPF|短作业优先|短进程优先|最短作业优先|最短进程优先", re.I)),
+             ("hrrn", re.compile(r"HRRN|高响应比", re.I))]
+_SCHEDULE_ASKS = [("avg_weighted_turnaround", re.compile(r"平均带权周转时间"), "平均带权周转时间"),
+                  ("avg_turnaround", re.compile(r"平均周转时间"), "平均周转时间"),
+                  ("avg_waiting", re.compile(r"平均等待时间"), "平均等待时间")]
+
+
+class Scheduling(Rule):
+    """平均周转时间, 平均带权周转时间 or 平均等待时间 of FCFS, SJF or HRRN, non-preemptive (scheduling.py):
+    one policy named; the run times as one list (``运行时间分别为5、3、1``) or one pair a job
+    (``P1到达时间0、运行时间8``); the arrival times as one list, or ``同时到达`` (all at 0). The run
+    order is shown before the averages, each rounded to 2 decimals; two averages asked are both given.
+    Preemption (抢占, 剩余时间), time slices (RR), priorities, I/O, clock times (8:00) or a list whose
+    length differs from the other: no program."""
+
+    name = "scheduling"
+    _ARRIVALS = rf"(?:到达|提交|进入系统的?)时间?(?:分别|依次)?(?:为|是)?\s*{_TIMES}"
+    _BURSTS = rf"(?:运行|执行|服务|估计运行|需要运行|所需|要求运行|CPU执行|处理)时间(?:分别|依次)?(?:为|是)?\s*{_TIMES}"
+    _PAIR = (r"(?:P|J|进程|作业)\s*(\d+)[^，；;。P]{0,6}?(?:到达|提交)时间?(?:为|是)?\s*(\d+(?:\.\d+)?)\s*(?:ms|s|h)?[、，,]?\s*"
+             r"(?:运行|执行|服务|需要运行|所需)时间(?:为|是)?\s*(\d+(?:\.\d+)?)")
+
+    def match(self, q: str) -> Optional[str]:
+        policies = [name for name, p in _POLICIES if p.search(q)]
+        found = [(m.start(), fn, label) for fn, p, label in _SCHEDULE_ASKS for m in [p.search(q)] if m]
+        asked = [(fn, label) for _, fn, label in sorted(found)]  # in the question's order
+        if len(policies) != 1 or not asked or len(asked) > 2:
+            return None
+        if re.search(r"(?<!非)(?<!不可)(?<!不)抢占|剩余时间|SRTF|时间片|RR|轮转|优先级|优先数|I/O|\d:\d|\d：\d|多道|内存", q, re.I):
+            return None
+        pairs = re.findall(self._PAIR, q)
+        arrivals_m, bursts_m = unique(self._ARRIVALS, q), unique(self._BURSTS, q)
+        if pairs:
+            if arrivals_m or bursts_m or [int(n) for n, _, _ in pairs] != list(range(1, len(pairs) + 1)):
+                return None
+            arrivals, bursts = [a for _, a, _ in pairs], [b for _, _, b in pairs]
+        else:
+            if bursts_m is None:
+                return None
+            bursts = re.findall(r"\d+(?:\.\d+)?", bursts_m.group(1))
+            if arrivals_m is not None:
+                arrivals = re.findall(r"\d+(?:\.\d+)?", arrivals_m.group(1))
+            elif re.search(r"同时到达|同时提交|都在0时刻到达|均在0时刻到达|同一时刻到达", q):
+                arrivals = ["0"] * len(bursts)
+            else:
+                return None
+        if len(arrivals) != len(bursts) or len(bursts) < 2 or any(float(b) <= 0 for b in bursts):
+            return None
+        p = Program()
+        p.line("arrivals", "[" + ", ".join(literal(a) for a in arrivals) + "]", "到达时间")
+        p.line("bursts", "[" + ", ".join(literal(b) for b in bursts) + "]", "运行时间")
+        p.line("order", f'schedule_order(arrivals, bursts, "{policies[0]}")', "运行顺序")
+        for i, (fn, label) in enumerate(asked):
+            name = "answer" if i == len(asked) - 1 else "answer_" + fn.removeprefix("avg_")
+            p.line(name, f'round({fn}(arrivals, bursts, "{policies[0]}"), 2)', label)
         return p.source()

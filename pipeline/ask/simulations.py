@@ -35,6 +35,8 @@ import heapq
 from collections.abc import Sequence
 from typing import Optional
 
+from pipeline.ask.scheduling import SCHEDULING
+
 MAX_ITEMS = 10_000  # a reference string, weight list or key list longer than this is not an exam question
 MAX_FRAMES = 1_000
 MAX_TABLE = 100_000
@@ -255,6 +257,6 @@ def to_bits(n: int) -> str:
 
 SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, linear_probe_table,
                                        linear_probe_probes, linear_probe_misses, hamming_bits, binary_search_asl,
-                                       crc_remainder, to_bits, fraction_text)}
+                                       crc_remainder, to_bits, fraction_text)} | SCHEDULING
 # what only writes a value another way (a number in binary, a ratio as a fraction): no simulation's result
 FORMATTERS = frozenset({"to_bits", "fraction_text"})

@@ -144,6 +144,13 @@ CASES = [
     ("bus_bandwidth", "总线宽度为32位，时钟频率为100MHz，一个总线周期包含2个时钟周期，每个总线周期传送一次数据，总线带宽是多少？",
      200, {"width": 4}),  # 4 B × 10^8 / 2
     ("bus_bandwidth", "某同步总线数据线有64根，总线时钟频率为66MHz，每个时钟周期传送两次数据，总线的数据传输率是多少？", 1056, {}),
+    # --- scheduling (tests/ask/test_scheduling.py has the hand-worked runs)
+    ("scheduling", "有4个作业，到达时间分别为0、1、2、3，运行时间分别为8、4、9、5，采用短作业优先调度算法（非抢占），"
+     "平均周转时间是多少？", 14.25, {"order": [1, 2, 4, 3]}),
+    ("scheduling", "三个进程同时到达，运行时间分别为6、3、9，采用FCFS调度，平均等待时间为多少？", 5, {}),  # waits 0, 6, 9
+    # HRRN: turnarounds 8, 11, 24, 14; weighted 1 + 2.75 + 2.667 + 2.8 = 9.217 / 4 = 2.30
+    ("scheduling", "P1到达时间0、运行时间8；P2到达时间1、运行时间4；P3到达时间2、运行时间9；P4到达时间3、运行时间5。"
+     "采用高响应比优先调度，求平均周转时间和平均带权周转时间。", 2.3, {"answer_turnaround": 14.25}),
     # --- simulations
     ("binary_search_asl", "对长度为12的有序表进行折半查找，在等概率情况下查找成功的平均查找长度是多少？", 37 / 12, {}),
     ("binary_search_asl", "7个关键字的有序顺序表，二分查找成功时的ASL为多少？", 17 / 7, {}),
@@ -221,6 +228,11 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "逻辑地址32位，页面大小4KB，页表项4B，采用两级页表，各级页表分别占几位？",  # the bits of each level
     "总线宽度32位，时钟频率100MHz，总线带宽是多少？",  # transfers a clock not stated
     "总线宽度30位，时钟频率100MHz，一个总线周期包含2个时钟周期，总线带宽是多少？",  # not whole bytes
+    "到达时间分别为0、1、2，运行时间分别为5、3、1，采用抢占式短作业优先，平均周转时间是多少？",  # preemptive
+    "到达时间分别为0、1、2，运行时间分别为5、3、1，时间片为2的轮转调度，平均周转时间是多少？",  # RR
+    "到达时间分别为0、1，运行时间分别为5、3、1，采用FCFS，平均周转时间是多少？",  # lists differ in length
+    "运行时间分别为5、3、1，采用SJF，平均周转时间是多少？",  # no arrival times
+    "到达时间分别为0、1、2，运行时间分别为5、3、1，FCFS和SJF的平均周转时间各是多少？",  # two policies
 ])
 def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
     assert calc_rules.ruled(question) is None
