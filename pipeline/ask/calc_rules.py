@@ -20,9 +20,17 @@ they are listed in.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
-from pipeline.ask.calc_rules_co import BusBandwidth, CacheAddressSplit, ChipCount, CpuTime, PipelineTime
+from pipeline.ask.calc_rules_co import (
+    BusBandwidth,
+    CacheAccessTime,
+    CacheAddressSplit,
+    ChipCount,
+    CpuTime,
+    PipelineTime,
+)
 from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow, SubnetHosts, TransmitDelay
 from pipeline.ask.calc_rules_os import (
     DiskAccessTime,
@@ -53,14 +61,24 @@ RULES: tuple[Rule, ...] = (
     # formulas
     PagingAddress(), PageTableSpace(), TlbAccessTime(), DiskAccessTime(), RotationalLatency(), IndexedFileSize(),
     PageTableLevels(), CacheAddressSplit(), PipelineTime(), ChipCount(), CpuTime(), BusBandwidth(),
+    CacheAccessTime(),
     FrameDelay(), TransmitDelay(), SlidingWindow(), NyquistRate(), ShannonRate(), SubnetHosts(),
     BinaryTreeCounts(), CompleteBinaryTree(),
 )
 
 
+# a space beside a Chinese character (`Cache 完成存取 1900 次`, `2K×4位 的 SRAM 芯片`): spacing, not a separator
+_SPACE_BY_CJK = re.compile(r"\s+(?=[\u3400-\u9fff\uff00-\uffef，。；：？！、（）])|(?<=[\u3400-\u9fff\uff00-\uffef，。；：？！、（）])\s+")
+
+
+def compact(q: str) -> str:
+    """The question as the rules read it: no space beside a Chinese character (Latin words keep theirs)."""
+    return _SPACE_BY_CJK.sub("", q)
+
+
 def ruled(question: "str | Asked") -> Optional[tuple[str, str]]:
     """(the rule's name, its program) when exactly one rule recognises the question; None otherwise."""
-    q = asked_of(question).norm
+    q = compact(asked_of(question).norm)
     found = [(rule.name, program) for rule in RULES if (program := rule.match(q)) is not None]
     return found[0] if len(found) == 1 else None
 

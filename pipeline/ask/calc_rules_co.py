@@ -17,6 +17,7 @@ from pipeline.ask.calc_text import (
     Program,
     Rule,
     chinese_number,
+    in_clause,
     literal,
     power_of_two,
     unique,
@@ -155,7 +156,8 @@ class ChipCount(Rule):
     _CHIP = (rf"{ORGANISATION}\s*(?:的)?\s*(?:[SD]?RAM|ROM|EPROM|存储)?\s*芯片"
              rf"|芯片(?:的)?(?:规格|容量|型号)?(?:为|是|均为)?\s*{ORGANISATION}")
     _MEMORY = (rf"(?:组成|构成|扩展成|扩展为|设计|实现|搭建)(?:一个)?(?:容量为)?\s*{ORGANISATION}"
-               rf"|{ORGANISATION}\s*(?:的)?\s*(?:存储器|主存|内存|存储系统)")
+               rf"|{ORGANISATION}\s*(?:的)?\s*(?:存储器|主存|内存|存储系统)"
+               rf"|(?:存储器|主存|内存)(?:的)?(?:容量)?(?:为|是)\s*{ORGANISATION}")
     _MEMORY_BYTES = (rf"(?:组成|构成|扩展成|扩展为|设计|实现)(?:一个)?(?:容量为)?\s*(\d+)\s*{SIZE_UNIT}(?!\s*[×xX*])"
                      rf"|(?:存储器|主存|内存)(?:的)?(?:容量)?(?:为|是)\s*(\d+)\s*{SIZE_UNIT}(?!\s*[×xX*])")
     _ASK = r"(?:需要|需|共需|要用|用|要)[^，。？；]{0,8}(?:多少|几)\s*(?:片|块|个)|芯片(?:的)?(?:数|数量|个数|片数)"
@@ -194,8 +196,9 @@ class ChipCount(Rule):
 
 
 FREQUENCY = {"GHz": ("GHz", "1000000000"), "MHz": ("MHz", "1000000"), "kHz": ("kHz", "1000"), "Hz": ("Hz", "")}
-# an instruction count: 2×10^8条, 10^6条, 5000条
-COUNT = r"(?:(\d+(?:\.\d+)?)\s*[×xX*]\s*)?10\s*\^\s*(\d+)\s*条|(?<![\d^.])(\d+)\s*条"
+# an instruction count: 2×10^8条, 10^6条, 5000条, 100万条
+COUNT = (r"(?:(\d+(?:\.\d+)?)\s*[×xX*]\s*)?10\s*\^\s*(\d+)\s*条|(?<![\d^.])(\d+)\s*条"
+         r"|(?<![\d^.])(\d+(?:\.\d+)?)\s*万\s*条")  # 100万条: 万 is the unit constant 10000
 
 
 class CpuTime(Rule):
@@ -208,14 +211,30 @@ class CpuTime(Rule):
     name = "cpu_time"
     _FREQ = r"(?:主频|时钟频率|频率|时钟)(?:为|是|均为)?\s*(\d+(?:\.\d+)?)\s*(GHz|MHz|kHz|Hz)"
     _CYCLE = rf"(?:时钟周期|机器周期)(?:为|是)?\s*{NUM}\s*{TIME_UNIT}"
-    _CPI = r"CPI(?:为|是|=|＝|:|：)?\s*(\d+(?:\.\d+)?)"
+    _CPI = (r"CPI\s*(?:为|是|=|＝|:|：)?\s*(\d+(?:\.\d+)?)"
+            r"|每条指令(?:平均)?(?:需要|要花|花费|花|需|占用|耗费|要用|用)?\s*(\d+(?:\.\d+)?)\s*个(?:时钟)?周期")
+    # a mix of instruction classes: 运算类指令占60%，CPI=1 (or CPI为1，占60%)
+    _MIX = (r"占\s*(\d+(?:\.\d+)?)\s*%\s*[,，、;；]?\s*(?:其)?(?:平均)?CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)"
+            r"|CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)\s*[,，、;；]?\s*(?:的指令)?占\s*(\d+(?:\.\d+)?)\s*%")
     _TIME = r"(?:执行|运行|CPU)(?:时间|该程序.{0,4}时间)|(?:需要|要|用|花)[^，。？]{0,4}(?:多少|多长|多久)(?:时间)?|多长时间|多少时间"
 
     def match(self, q: str) -> Optional[str]:
-        if re.search(r"比例|占\s*\d|%|分别|各类|各种|加速比|提高|改进", q) or len(re.findall(r"CPI", q)) != 1:
+        if re.search(r"分别|加速比|提高|改进|更快|快多少", q):
             return None
-        freq, cycle, cpi = unique(self._FREQ, q), unique(self._CYCLE, q), unique(self._CPI, q)
-        if cpi is None or (freq is None) == (cycle is None) or float(cpi.group(1)) <= 0:
+        freq, cycle = unique(self._FREQ, q), unique(self._CYCLE, q)
+        mix = [(m.group(1) or m.group(4), m.group(2) or m.group(3)) for m in re.finditer(self._MIX, q)]
+        if mix:
+            if len(mix) < 2 or sum(float(share) for share, _ in mix) != 100 or len(re.findall(r"%", q)) != len(mix):
+                return None
+            cpi_text = "(" + " + ".join(f"{literal(share)} * {literal(c)}" for share, c in mix) + ") / 100"
+            cpi_value = sum(float(share) * float(c) for share, c in mix) / 100
+        else:
+            cpi = unique(self._CPI, q)
+            if cpi is None or re.search(r"比例|占\s*\d|%|各类|各种", q) or len(re.findall(self._CPI, q)) != 1:
+                return None
+            cpi_text = literal(cpi.group(1) or cpi.group(2))
+            cpi_value = float(cpi_text)
+        if (freq is None) == (cycle is None) or cpi_value <= 0:
             return None
         mips, timed = "MIPS" in q.upper(), bool(re.search(self._TIME, q))
         if mips == timed:
@@ -228,7 +247,7 @@ class CpuTime(Rule):
             p.in_base("cycle", cycle.group(1), cycle.group(2), TIME_NS, "时钟周期", "ns")
             p.line("freq", "1000000000 / cycle", "主频", "Hz")
             per_second = 1e9 / value(cycle.group(1), cycle.group(2), TIME_NS)
-        p.given("cpi", cpi.group(1), "平均CPI")
+        p.line("cpi", cpi_text, "平均CPI")
         if mips:
             if unique(COUNT, q) is not None:
                 return None  # an instruction count is a datum the MIPS does not use
@@ -240,10 +259,12 @@ class CpuTime(Rule):
         if count.group(2) is not None:
             n = (f"{count.group(1)} * " if count.group(1) else "") + f"10 ** {int(count.group(2))}"
             instructions = float(count.group(1) or 1) * 10 ** int(count.group(2))
-        else:
+        elif count.group(3) is not None:
             n, instructions = literal(count.group(3)), float(count.group(3))
+        else:
+            n, instructions = f"{literal(count.group(4))} * 10000", float(count.group(4)) * 1e4
         p.line("n", n, "指令条数")
-        seconds = instructions * float(cpi.group(1)) / per_second
+        seconds = instructions * cpi_value / per_second
         scale, unit = next(((s, u) for s, u in (("", "s"), ("1000", "ms"), ("1000000", "μs"))
                             if seconds * (int(s) if s else 1) >= 1), ("1000000000", "ns"))
         p.line("answer", "n * cpi / freq" + (f" * {scale}" if scale else ""), "CPU执行时间", unit)
@@ -258,34 +279,105 @@ class BusBandwidth(Rule):
     program (one transfer a clock is not the only reading)."""
 
     name = "bus_bandwidth"
-    _WIDTH = r"(?:总线|数据线|数据总线)(?:的)?(?:宽度|位宽)?(?:为|是|有|共)?\s*(\d+)\s*(位|bit|根|B|字节)(?![A-Za-z/])"
+    _WIDTH = (r"(?:总线|数据线|数据总线)(?:的)?(?:数据)?(?:宽度|位宽)?(?:为|是|有|共)?\s*(\d+)\s*(位|bit|根|B|字节)(?![A-Za-z/])"
+              r"|(?:并行)?(?:传送|传输)\s*(\d+)\s*(位|bit|B|字节)(?:的)?(?:数据|信息)")
     _FREQ = r"(?:时钟)?频率(?:为|是)?\s*(\d+(?:\.\d+)?)\s*(GHz|MHz|kHz)"
-    _CYCLES = r"(?:一个|每个)?总线(?:传输)?周期(?:包含|含|占用|占|等于|为|由)\s*(\d+|[一两二])\s*个时钟周期"
-    _TIMES = r"(?:一个|每个)时钟周期(?:内)?(?:可以|可|能)?(?:传送|传输)\s*(\d+|[一两二])\s*次"
+    _PERIOD = rf"时钟周期(?:为|是)\s*{NUM}\s*{TIME_UNIT}"
+    _CYCLES = (r"(?:一个|每个)?总线(?:传输)?周期(?:包含|含|占用|占|等于|为|由)\s*(\d+|[一二两三四五六七八九十])\s*个时钟周期"
+               r"|每\s*(\d+|[一二两三四五六七八九十])\s*个时钟周期(?:完成|进行|传送|传输)(?:一次|1次)")
+    _TIMES = r"(?:一个|每个)时钟周期(?:内)?(?:可以|可|能)?(?:传送|传输)\s*(\d+|[一二两三四五六七八九十])\s*次"
 
     def match(self, q: str) -> Optional[str]:
         if "总线" not in q or not re.search(r"带宽|数据传输率|数据传输速率|传输速率", q) or re.search(r"分别|各是|突发", q):
             return None
-        width, freq = unique(self._WIDTH, q), unique(self._FREQ, q)
+        width, freq, period = unique(self._WIDTH, q), unique(self._FREQ, q), unique(self._PERIOD, q)
         cycles, times = unique(self._CYCLES, q), unique(self._TIMES, q)
-        if width is None or freq is None or (cycles is None) == (times is None):
+        if width is None or (freq is None) == (period is None) or (cycles is None) == (times is None):
             return None
-        count = chinese_number((cycles or times).group(1))
+        count = chinese_number(next(g for g in (cycles or times).groups() if g is not None))
+        width_number, width_unit = _alternative(width, 2)
         if count is None or count == "0":
             return None
         p = Program()
-        if width.group(2) in ("B", "字节"):
-            p.given("width", width.group(1), "总线宽度", "B")
+        if width_unit in ("B", "字节"):
+            p.given("width", width_number, "总线宽度", "B")
         else:
-            if int(width.group(1)) % 8:
+            if int(width_number) % 8:
                 return None
-            p.given("width_bits", width.group(1), "总线宽度", "位")
+            p.given("width_bits", width_number, "总线宽度", "位")
             p.line("width", "width_bits / 8", "总线宽度", "B")
-        p.in_base("freq", freq.group(1), freq.group(2), FREQUENCY, "时钟频率", "Hz")
+        if freq is not None:
+            p.in_base("freq", freq.group(1), freq.group(2), FREQUENCY, "时钟频率", "Hz")
+        else:
+            p.in_base("period", period.group(1), period.group(2), TIME_NS, "时钟周期", "ns")
+            p.line("freq", "1000000000 / period", "时钟频率", "Hz")
         if cycles is not None:
             p.given("cycles", count, "每个总线周期的时钟周期数")
             p.line("answer", "width * freq / cycles / 1000000", "总线带宽", "MB/s")
         else:
             p.given("times", count, "每个时钟周期传送次数")
             p.line("answer", "width * freq * times / 1000000", "总线带宽", "MB/s")
+        return p.source()
+
+
+class CacheAccessTime(Rule):
+    """A cache's hit rate, the average access time of the cache-memory system, or its efficiency: the
+    hit rate (``命中率为95%``, 0.95) or the counts it comes from (``Cache完成存取1900次，主存完成存取100次``:
+    h = 1900 / 2000), the cache time and the memory time, and for a time how the two are accessed, which
+    must be stated: 同时/并行 (h·tc + (1 - h)·tm) or 先访问Cache…未命中再访问主存 (h·tc + (1 - h)·(tc + tm)).
+    efficiency = tc / average. A TLB, page faults, a two-level cache or block transfers counted: no program."""
+
+    name = "cache_access_time"
+    _CACHE = r"Cache|cache|高速缓存"
+    _TIME = rf"{NUM}\s*{TIME_UNIT}"
+    _RATE = r"命中率(?:为|是)?\s*(?:(\d+(?:\.\d+)?)\s*%|(0\.\d+))"
+    _HITS = r"(?:Cache|cache|高速缓存)(?:完成|命中)?(?:存取|访问|命中)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
+    _MISSES = r"(?:主存|内存)(?:完成)?(?:存取|访问)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
+    _PARALLEL = r"同时访问|同时启动|并行访问|同时(?:对|向)?(?:Cache|cache|主存)"
+    _SERIAL = r"先访问(?:Cache|cache|高速缓存)|(?:未命中|不命中|缺失)[^，。？]{0,6}(?:再|才)(?:访问)?(?:主存|内存)"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._CACHE, q) or re.search(r"快表|TLB|页表|缺页|L1|L2|一级Cache|二级Cache|写回|全写", q):
+            return None
+        if re.search(r"块调入", q) and not re.search(r"(?:不计|不考虑|忽略)[^，。？]{0,4}块调入", q):
+            return None
+        ask_time = bool(re.search(r"平均(?:访问|存取|访存)时间|平均时间", q))
+        ask_efficiency = bool(re.search(r"效率", q))
+        ask_rate = bool(re.search(r"命中率[^，。,]{0,6}(?:是|为)?\s*(?:多少|几)|求[^，。,]{0,6}命中率", q))
+        rate, hits, misses = unique(self._RATE, q), unique(self._HITS, q), unique(self._MISSES, q)
+        if (rate is None) == (hits is None or misses is None) or not (ask_time or ask_efficiency or ask_rate):
+            return None
+        p = Program()
+        if rate is None:
+            p.given("hits", hits.group(1), "Cache完成存取次数")
+            p.given("misses", misses.group(1), "主存完成存取次数")
+            p.line("hit", "hits / (hits + misses)", "命中率")
+            if ask_rate:
+                p.line("answer" if not (ask_time or ask_efficiency) else "answer_rate", "round(hit * 100, 2)", "命中率", "%")
+            if not (ask_time or ask_efficiency):
+                return p.source()
+        elif rate.group(1):
+            if not 0 <= float(rate.group(1)) <= 100:
+                return None
+            p.given("hit_pct", rate.group(1), "命中率", "%")
+            p.line("hit", "hit_pct / 100", "命中率")
+        else:
+            p.given("hit", rate.group(2), "命中率")
+        if ask_rate and rate is not None:
+            return None  # the hit rate is given
+        parallel, serial = bool(re.search(self._PARALLEL, q)), bool(re.search(self._SERIAL, q))
+        tc = in_clause(q, self._CACHE, self._TIME, without=r"主存|内存")
+        tm = in_clause(q, r"主存|内存", self._TIME, without=self._CACHE)
+        if tc is None or tm is None or parallel == serial:
+            return None
+        if tc.group(2) != tm.group(2):
+            return None
+        unit = TIME_NS[tc.group(2)][0]
+        p.given("tc", tc.group(1), "Cache存取时间", unit)
+        p.given("tm", tm.group(1), "主存存取时间", unit)
+        miss = "tm" if parallel else "(tc + tm)"
+        name = "answer" if not ask_efficiency else "answer_time" if ask_time else "average"
+        p.line(name, f"hit * tc + (1 - hit) * {miss}", "平均访问时间", unit)
+        if ask_efficiency:
+            p.line("answer", f"round(tc / {name} * 100, 2)", "访问效率", "%")
         return p.source()

@@ -154,10 +154,11 @@ class TlbAccessTime(Rule):
     _RATE = r"(\d+(?:\.\d+)?)\s*%|(0\.\d+)(?![\d%])"
     _PARALLEL = r"(?:同时|并行)[^，。？]{0,8}(?:快表|TLB|页表)|(?:快表|TLB)[^，。？]{0,8}(?:同时|并行)"
     _SERIAL = r"先[^，。？]{0,4}(?:快表|TLB)|(?:不命中|未命中|没有命中|没命中|缺失)[^，。？]{0,6}(?:再|才|则)"
-    _ASK = r"平均[^，。？]{0,8}时间|有效访问时间|有效存取时间|EAT"
+    _ASK = r"平均[^，。？]{0,8}时间|有效(?:访问|存取|访存)时间|EAT"
 
     def match(self, q: str) -> Optional[str]:
-        if not re.search(self._ASK, q) or re.search(rf"{MULTI_LEVEL}|缺页|未命中率|不命中率|缺失率", q):
+        if not re.search(self._ASK, q) or re.search(rf"{MULTI_LEVEL}|(?<!不考虑)(?<!不计)(?<!忽略)(?<!没有)(?<!无)缺页"
+                                                     r"|未命中率|不命中率|缺失率", q):
             return None
         tlb = in_clause(q, self._TLB, self._TIME, without=r"内存|主存|访存")
         mem = in_clause(q, r"内存|主存|访存|存储器", self._TIME, without=self._TLB)
@@ -265,37 +266,53 @@ class IndexedFileSize(Rule):
               ("single", "一级间接", "一级间接地址项数"),
               ("double", "二级间接", "二级间接地址项数"),
               ("triple", "三级间接", "三级间接地址项数"))
-    _BLOCK = rf"(?:磁盘块|盘块|物理块|数据块|块)(?:的)?(?:大小|长度|容量)?(?:为|是|均为)?\s*(\d+)\s*{SIZE_UNIT}"
-    _ENTRY = (rf"(?:地址项|盘块号|索引项|块号|块地址|地址|指针)(?:的)?(?:大小|长度)?(?:占|为|是|长)\s*(\d+)\s*(B|字节)"
-              rf"|每个(?:地址项|盘块号|索引项|块号|地址|指针)(?:占|为|是)?\s*(\d+)\s*(B|字节)")
-    _ASK = r"最大(?:文件)?(?:长度|大小|容量)|文件(?:的)?最大(?:长度|大小|容量)?|最大(?:能|可以)?(?:表示|支持|容纳)"
+    _BLOCK = (rf"(?:簇|磁盘块|盘块|物理块|数据块|块)(?:[（(][^）)]{{0,4}}[）)])?(?:的)?(?:大小|长度|容量)?(?:为|是|均为)?"
+              rf"\s*(\d+)\s*{SIZE_UNIT}")
+    _ENTRY = (r"(?:地址项|盘块号|索引项|块号|块地址|地址|指针)(?:的)?(?:大小|长度)?(?:占|为|是|长|用)\s*(\d+)\s*(B|字节|位|bit)"
+              r"|每个(?:地址项|盘块号|索引项|块号|地址|指针)(?:占|为|是|用)?\s*(\d+)\s*(B|字节|位|bit)")
+    # 一级、二级、三级间接指针各1个: one count for each kind listed
+    _EACH = r"((?:[一二三]级[、和及与]?)+)\s*间接(?:地址|索引)?(?:项|指针|块号|地址项|索引项)?各\s*(\d+|[一两二])\s*个"
+    _ASK = r"最大(?:文件)?(?:长度|大小|容量)|文件(?:的)?最大(?:长度|大小|容量)?|最大(?:能|可以)?(?:表示|支持|容纳)|文件最大"
+    _INDEXED = r"索引|地址项|i-?node|i\s*节点|i\s*结点|直接(?:地址|块|盘块)?(?:项|指针)"
+    _UNIT_ASKED = rf"多少\s*(KB|MB|GB|B|字节)|(KB|MB|GB|字节)\s*(?:为单位|计)"
 
     def match(self, q: str) -> Optional[str]:
-        if not re.search(self._ASK, q) or "索引" not in q and "地址项" not in q and "i-node" not in q.lower() \
-                and "inode" not in q.lower() and "索引结点" not in q:
+        if not re.search(self._ASK, q) or not re.search(self._INDEXED, q, re.I):
             return None
-        if re.search(r"多少次|几次|访问磁盘|读盘|分别|各", q):
+        if re.search(r"多少次|几次|访问磁盘|读盘|分别|(?<!间接)各(?!\s*(?:\d|[一两二])\s*个)", q):
             return None
         block, entry = unique(self._BLOCK, q), unique(self._ENTRY, q)
         if block is None or entry is None:
             return None
         counts = {}
+        each = unique(self._EACH, q)
         for name, kind, _ in self._KINDS:
             found = unique(self._COUNT.format(kind=kind), q)
-            if found is not None:
-                number = chinese_number(found.group(1) or found.group(2))
+            listed = each is not None and name != "direct" and kind[:2] in each.group(1)
+            if found is not None and listed:
+                return None  # stated twice
+            if found is not None or listed:
+                number = chinese_number(each.group(2) if listed else found.group(1) or found.group(2))
                 if number is None:
                     return None
                 counts[name] = number
         if "direct" not in counts or len(counts) < 2:
             return None
-        entry_size = int(entry.group(1) or entry.group(3))
+        entry_number, entry_unit = (entry.group(1), entry.group(2)) if entry.group(1) else (entry.group(3), entry.group(4))
+        bits = entry_unit in ("位", "bit")
+        if bits and int(entry_number) % 8:
+            return None
+        entry_size = int(entry_number) // 8 if bits else int(entry_number)
         block_size = int(value(block.group(1), block.group(2), SIZE))
-        if block_size % entry_size or block_size <= entry_size:
+        if not entry_size or block_size % entry_size or block_size <= entry_size:
             return None
         p = Program()
         p.in_base("block", block.group(1), block.group(2), SIZE, "盘块大小", "B")
-        p.given("entry", str(entry_size), "地址项大小", "B")
+        if bits:
+            p.given("entry_bits", entry_number, "地址项长度", "位")
+            p.line("entry", "entry_bits // 8", "地址项大小", "B")
+        else:
+            p.given("entry", entry_number, "地址项大小", "B")
         p.line("per_block", "block // entry", "每块地址项数")
         terms = []
         for power, (name, _, label) in enumerate(self._KINDS):
@@ -305,7 +322,15 @@ class IndexedFileSize(Rule):
         p.line("blocks", " + ".join(terms), "可寻址的盘块数")
         n = block_size // entry_size
         size = sum(int(counts[name]) * n ** power for power, (name, _, _) in enumerate(self._KINDS) if name in counts)
-        divisor, unit = size_in_unit(size * block_size)
+        asked = re.search(self._UNIT_ASKED, q)
+        asked_unit = {"字节": "B"}.get(u := (asked.group(1) or asked.group(2)), u) if asked else None
+        if asked_unit is not None:
+            divisor = {"B": "", "KB": "1024", "MB": "1048576", "GB": "1073741824"}[asked_unit]
+            if divisor and size * block_size % int(divisor):
+                return None  # not a whole number of the unit asked
+            unit = asked_unit
+        else:
+            divisor, unit = size_in_unit(size * block_size)
         p.line("answer", "blocks * block" + (f" // {divisor}" if divisor else ""), "文件最大长度", unit)
         return p.source()
 
@@ -349,5 +374,5 @@ class PageTableLevels(Rule):
         p.given("entry", str(entry_size), "页表项大小", "B")
         p.line("offset_bits", "int(log2(page))", "页内偏移位数（位）")
         p.line("index_bits", "int(log2(page // entry))", "每级页表索引位数（位）")
-        p.line("answer", "ceil((addr_bits - offset_bits) / index_bits)", "页表级数")
+        p.line("answer", "ceil((addr_bits - offset_bits) / index_bits)", "页表级数", "级")
         return p.source()

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import Program, Rule, literal, unique
+from pipeline.ask.calc_text import Program, Rule, chinese_number, literal, unique
 
 _SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}")  # a page reference string: 5 numbers or more
 _WEIGHTS = re.compile(r"\d+(?:\.\d+)?(?:\s*[,，、]\s*\d+(?:\.\d+)?)+")
-_FRAMES = re.compile(r"(\d+)\s*个?\s*(?:物理块|物理页框|页框|内存块|页帧|块)")
+_FRAMES = re.compile(r"(\d+|[一二两三四五六七八九十])\s*个?\s*(?:物理块|物理页框|页框|内存块|页帧|块)")
 _REPLACEMENT = [("fifo_faults", re.compile(r"FIFO|先进先出", re.I)),
                 ("lru_faults", re.compile(r"LRU|最近最久未使用|最近最少使用", re.I)),
                 ("opt_faults", re.compile(r"OPT|最佳置换|最优置换", re.I))]
@@ -35,7 +35,7 @@ class PageFaults(Rule):
         pages = ", ".join(re.findall(r"\d+", refs[0]))
         p = Program()
         p.line("pages", f"[{pages}]", "页面访问串")
-        p.given("frames", frames[0], "物理块数")
+        p.given("frames", chinese_number(frames[0]), "物理块数")
         if not re.search(self._RATE, q):
             p.line("answer", f"{algos[0]}(pages, frames)", "缺页次数")
             return p.source()

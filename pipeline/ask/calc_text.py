@@ -20,8 +20,9 @@ from typing import ClassVar, Optional
 NUM = r"(\d+(?:\.\d+)?)"
 # clauses: a datum and its name are written in one clause (快表访问时间10ns，内存访问时间80ns)
 _CLAUSE = re.compile(r"[，。；;,？?！!\n]")
-# only those whose digit is a unit constant: a 4 the question writes 四 is no number it gives (ungrounded)
-CHINESE_NUMBERS = {"一": "1", "两": "2", "二": "2", "八": "8"}
+# a count the question spells; calculate.ungrounded takes it as given (spelled_counts)
+CHINESE_NUMBERS = {"一": "1", "两": "2", "二": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8",
+                   "九": "9", "十": "10"}
 
 # unit as written → (the unit shown, the factor to the base unit as a unit-constant product; "" for the base)
 SIZE = {"B": ("B", ""), "字节": ("B", ""), "K": ("KB", "1024"), "KB": ("KB", "1024"), "M": ("MB", "1048576"),
@@ -32,7 +33,7 @@ TIME_NS = {"ns": ("ns", ""), "μs": ("μs", "1000"), "us": ("μs", "1000"), "ms"
 TIME_UNIT = r"(ns|μs|us|ms)(?![A-Za-z/])"
 # the units a label may end with: shown after the value
 UNITS = frozenset({"B", "KB", "MB", "GB", "bit", "ns", "μs", "ms", "s", "m", "km", "m/s", "km/s", "b/s", "kb/s",
-                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "MB/s", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒"})
+                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "MB/s", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒", "级"})
 SUFFIX = {"KB": "kb", "MB": "mb", "GB": "gb", "μs": "us", "ms": "ms", "s": "s", "km": "km", "km/s": "kmps", "kb/s": "kbps",
           "Mb/s": "mbps", "Gb/s": "gbps", "kHz": "khz", "MHz": "mhz", "GHz": "ghz", "K": "k", "M": "m", "G": "g", "%": "pct", "B": "bytes"}
 
@@ -148,5 +149,5 @@ def size_in_unit(n_bytes: int) -> tuple[str, str]:
 
 
 def chinese_number(text: str) -> Optional[str]:
-    """A count as digits: ``3`` stays, 一/两/二/八 become 1/2/2/8, any other numeral None."""
+    """A count as digits: ``3`` stays, 一…十 (两 too) become 1…10, any other numeral None."""
     return text if text.isascii() and text.isdigit() else CHINESE_NUMBERS.get(text)

@@ -74,7 +74,7 @@ SCHEMA = {"type": "object", "additionalProperties": False, "required": ["lines"]
                                    "items": {"type": "string", "pattern": LINE}}}}
 # numbers a program may use that no text states: unit sizes and powers (KB = 1024 B, 1 s = 1000 ms,
 # 1 B = 8 bit, 2 for binary logarithms and halving, 10 for decimal, 60 for minutes, 100 for percent)
-UNIT_CONSTANTS = {0.0, 1.0, 2.0, 8.0, 10.0, 60.0, 100.0, 1000.0, 1024.0, 1e6, 1e9, 1048576.0, 1073741824.0}
+UNIT_CONSTANTS = {0.0, 1.0, 2.0, 8.0, 10.0, 60.0, 100.0, 1000.0, 1024.0, 10000.0, 1e6, 1e9, 1048576.0, 1073741824.0}  # 10000: 万
 HEAD = "计算（由程序算出；已知量都取自题目）："
 # the method's source when no passage retrieved is about the question: said so, nothing cited
 STANDARD_METHOD = "408 考题的标准解法（资料中没有检索到讲这一方法的段落，未引用）"
@@ -88,6 +88,9 @@ PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算
 调用时直接写 answer = fifo_faults([7, 0, 1, 2, 0], 3)；不要给这些函数名赋值，不要写 lambda。不要 import，不要定义函数，不要 print。"""
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ALL_BITS = re.compile(r"全\s*[01](?![\d.])")  # 全0、全1子网: the names of bit patterns, not data
+# a count the question spells (三个物理页框, 两级): it grounds a program's 3, and need not be used
+_SPELLED_COUNT = re.compile(r"([一二两三四五六七八九十])\s*(?:个|台|片|级|次|块|条|路|道|层|位)")
 _DOTTED_QUAD = re.compile(r"(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 # a hex number: 0x1A3C, or upper-case digits with at least one decimal digit and H (1A3CH, 5000H)
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX]([0-9A-Fa-f]+)|([0-9A-F]*[0-9][0-9A-F]*)H)(?![0-9A-Za-z])")
@@ -103,6 +106,7 @@ def given_numbers(question: "str | Asked") -> list[str]:
     a dotted IPv4 address or mask (192.168.1.0) as its four numbers, not two decimals."""
     text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", asked_of(question).norm)
     text = _DOTTED_QUAD.sub(lambda m: " " + " ".join(m.groups()) + " ", text)
+    text = _ALL_BITS.sub(" ", text)
     return _NUMBER.findall(text)
 
 
@@ -198,10 +202,17 @@ def _forms(x: float) -> set[float]:
     return {x * f for f in UNIT_FACTORS}
 
 
+def spelled_counts(question: "str | Asked") -> list[float]:
+    """The small counts the question writes in characters (三个物理页框 → 3)."""
+    from pipeline.ask.calc_text import chinese_number
+    return [float(n) for m in _SPELLED_COUNT.finditer(asked_of(question).norm) if (n := chinese_number(m.group(1)))]
+
+
 def ungrounded(source: str, question: str) -> list[float]:
-    """The literals that are neither a number the question gives (or it times a unit: 2KB as 2048)
-    nor a unit constant."""
+    """The literals that are neither a number the question gives (or it times a unit: 2KB as 2048;
+    or spells: 三个 as 3) nor a unit constant."""
     stated = set().union(*(_forms(float(x)) for x in given_numbers(question))) if given_numbers(question) else set()
+    stated |= set(spelled_counts(question))
     return [v for v in literals(source) if v not in stated and abs(v) not in UNIT_CONSTANTS]
 
 

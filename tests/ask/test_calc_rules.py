@@ -144,6 +144,34 @@ CASES = [
     ("bus_bandwidth", "总线宽度为32位，时钟频率为100MHz，一个总线周期包含2个时钟周期，每个总线周期传送一次数据，总线带宽是多少？",
      200, {"width": 4}),  # 4 B × 10^8 / 2
     ("bus_bandwidth", "某同步总线数据线有64根，总线时钟频率为66MHz，每个时钟周期传送两次数据，总线的数据传输率是多少？", 1056, {}),
+    # --- variants: a memory stated by its capacity; CPI as clocks an instruction; a mix of classes; 万条
+    ("chip_count", "某存储器容量为16K×8位，现用2K×4位的SRAM芯片进行字、位同时扩展，一共需要几片芯片？", 16, {}),  # 8 × 2
+    ("cpu_time", "时钟周期为1.25ns，平均每条指令要花4个时钟周期，这台机器的速度是多少MIPS？", 200, {}),  # 800 MHz / 4
+    # CPI = (60·1 + 30·4 + 10·2) / 100 = 2; 500 MHz / 2 = 250 MIPS
+    ("cpu_time", "主频为500MHz，运算类指令占60%，CPI=1；访存类指令占30%，CPI=4；转移类指令占10%，CPI=2。求MIPS。", 250,
+     {"cpi": 2}),
+    ("cpu_time", "主频500MHz，CPI为2.5，执行100万条指令需要多少时间？", 5, {"n": 1e6}),  # 2.5·10^6 / 5·10^8 s = 5 ms
+    # spaces beside Chinese characters are spacing; 全0、全1 names a bit pattern, not data: /16 + 5 bits → 2^11 - 2
+    ("subnet_hosts", "某单位分配到地址块 172.16.0.0/16，现要把它平均划分成 32 个子网（全 0、全 1 子网均可使用），"
+     "每个子网最多能有多少个可分配的主机地址？", 2046, {}),
+    # 簇 of 256 B, 4 B entries → 64 a block: 4 + 2·64 + 64² = 4228 blocks · 256 B, in the bytes asked
+    ("indexed_file_size", "每个索引节点有4个直接索引项、两个一级间接索引项和1个二级间接索引项，簇（块）大小为256B，每个索引项占4B，"
+     "单个文件的最大长度为多少字节？", 1082368, {"blocks": 4228}),
+    # 32-bit block numbers are 4 B; 各1个 of each indirect kind: 10 + 256 + 256² + 256³ blocks of 1 KB
+    ("indexed_file_size", "i节点中有10个直接块指针，另有一级、二级、三级间接指针各1个。盘块大小为1KB，块号用32位表示。一个文件最大可以有多少KB？",
+     10 + 256 + 256 ** 2 + 256 ** 3, {"entry": 4}),
+    # 5 ns clock = 200 MHz; 4 clocks a transfer of 8 B: 8 · 2·10^8 / 4 = 400 MB/s
+    ("bus_bandwidth", "已知总线时钟周期为5ns，一个总线周期由4个时钟周期组成，每个总线周期可以并行传送64位数据，求总线带宽。", 400, {}),
+    ("bus_bandwidth", "一条总线的数据宽度为16位，总线时钟频率为800MHz，每个时钟周期传送2次数据，总线带宽是多少？", 3200, {}),
+    ("page_faults", "某进程分得三个物理页框，开始时均为空，页面访问序列为1,2,3,4,1,2,5,1,2,3,4,5，采用LRU算法，缺页多少次？", 10, {}),
+    ("tlb_access_time", "访问TLB需20ns，访问一次内存需100ns，TLB命中率为90%，先查TLB，未命中再查内存中的页表，不考虑缺页，"
+     "有效访存时间是多少？", 130, {}),
+    # --- cache: h = 1900 / 2000; serial 0.95·50 + 0.05·300 = 62.5; parallel 0.95·10 + 0.05·100 = 14.5
+    ("cache_access_time", "Cache完成存取1900次，主存完成存取100次，Cache存取周期为50ns，主存存取周期为250ns，先访问Cache，"
+     "未命中时再访问主存（不计块调入开销），求平均访问时间。", 62.5, {"hit": 0.95}),
+    ("cache_access_time", "Cache命中率为95%，Cache存取时间10ns，主存存取时间100ns，Cache和主存同时访问，求平均访问时间和效率。",
+     round(10 / 14.5 * 100, 2), {"answer_time": 14.5}),
+    ("cache_access_time", "CPU访问Cache 980次，访问主存20次，Cache命中率是多少？", 98, {}),
     # --- scheduling (tests/ask/test_scheduling.py has the hand-worked runs)
     ("scheduling", "有4个作业，到达时间分别为0、1、2、3，运行时间分别为8、4、9、5，采用短作业优先调度算法（非抢占），"
      "平均周转时间是多少？", 14.25, {"order": [1, 2, 4, 3]}),
@@ -233,6 +261,10 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "到达时间分别为0、1，运行时间分别为5、3、1，采用FCFS，平均周转时间是多少？",  # lists differ in length
     "运行时间分别为5、3、1，采用SJF，平均周转时间是多少？",  # no arrival times
     "到达时间分别为0、1、2，运行时间分别为5、3、1，FCFS和SJF的平均周转时间各是多少？",  # two policies
+    "Cache命中率为95%，Cache存取时间10ns，主存存取时间100ns，求平均访问时间。",  # the access order not stated
+    "Cache命中率为95%，Cache存取时间10ns，主存存取时间100ns，先访问Cache，未命中再访问主存，块调入需要200ns，求平均访问时间。",
+    "主频为500MHz，运算类指令占60%，CPI=1；访存类指令占30%，CPI=4。求MIPS。",  # shares do not add up to 100
+    "访问TLB需20ns，内存100ns，TLB命中率90%，先查TLB，缺页率为1%，有效访存时间是多少？",  # page faults
 ])
 def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
     assert calc_rules.ruled(question) is None
@@ -298,3 +330,16 @@ def test_a_dotted_address_gives_its_four_numbers():
     assert calculate.given_numbers("子网掩码为255.255.255.224，IP地址192.168.1.0/24") == [
         "255", "255", "255", "224", "192", "168", "1", "0", "24"]
     assert calculate.given_numbers("CPI为1.5，版本1.2.3") == ["1.5", "1.2", "3"]  # no address: decimals as before
+
+
+def test_rules_read_the_question_without_spacing_beside_chinese():
+    assert calc_rules.compact("Cache 完成存取 1900 次，用 2K×4位 的 SRAM 芯片") == "Cache完成存取1900次，用2K×4位的SRAM芯片"
+    assert calc_rules.compact("IP address 10.0.0.1") == "IP address 10.0.0.1"  # Latin words keep their spaces
+
+
+def test_a_spelled_count_grounds_a_literal_but_need_not_be_used():
+    question = "分得三个物理页框，访问序列为1,2,4,1,2，LRU缺页几次"
+    assert calculate.ungrounded("frames = 3\nanswer = lru_faults([1, 2, 4, 1, 2], frames)", question) == []
+    assert calculate.ungrounded("frames = 5\nanswer = lru_faults([1, 2, 4, 1, 2], frames)", question) == [5.0]
+    assert calculate.ungrounded("frames = 3", "访问序列为1,2,4,1,2") == [3.0]  # no 三 written: ungrounded
+    assert calculate.unused("answer = 2 + 1", "三个进程，时间2和1") == []  # 三 is no datum that must be used
