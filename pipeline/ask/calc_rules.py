@@ -31,7 +31,15 @@ from pipeline.ask.calc_rules_co import (
     CpuTime,
     PipelineTime,
 )
-from pipeline.ask.calc_rules_net import FrameDelay, NyquistRate, ShannonRate, SlidingWindow, SubnetHosts, TransmitDelay
+from pipeline.ask.calc_rules_net import (
+    FrameDelay,
+    MinFrameLength,
+    NyquistRate,
+    ShannonRate,
+    SlidingWindow,
+    SubnetHosts,
+    TransmitDelay,
+)
 from pipeline.ask.calc_rules_os import (
     DiskAccessTime,
     IndexedFileSize,
@@ -63,6 +71,7 @@ RULES: tuple[Rule, ...] = (
     PageTableLevels(), CacheAddressSplit(), PipelineTime(), ChipCount(), CpuTime(), BusBandwidth(),
     CacheAccessTime(),
     FrameDelay(), TransmitDelay(), SlidingWindow(), NyquistRate(), ShannonRate(), SubnetHosts(),
+    MinFrameLength(),
     BinaryTreeCounts(), CompleteBinaryTree(),
 )
 

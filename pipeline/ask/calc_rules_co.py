@@ -1,6 +1,6 @@
 """Calculation rules of computer organisation: how a main-memory address splits for a cache, the
 time of an instruction pipeline without stalls, how many chips build a memory, a program's CPU time
-and a machine's MIPS, a bus's bandwidth. See pipeline/ask/calc_rules.py."""
+and a machine's MIPS, a bus's bandwidth, a cache's hit rate and average access time. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """Calculation rules of computer networks: a frame's total delay on one link, its transmission delay
 alone, the largest send window
-of GBN and SR, Nyquist's and Shannon's limits, the hosts a prefix or mask can assign. See pipeline/ask/calc_rules.py."""
+of GBN and SR, Nyquist's and Shannon's limits, the hosts a prefix or mask can assign, CSMA/CD's shortest frame. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import NUM, Program, Rule, literal, power_of_two, unique, value
+from pipeline.ask.calc_text import NUM, TIME_NS, TIME_UNIT, Program, Rule, literal, power_of_two, unique, value
 
 FRAME = {"B": ("B", "8"), "字节": ("B", "8"), "bit": ("bit", ""), "比特": ("bit", ""), "位": ("bit", "")}
 RATE = {**{u: ("Gb/s", "1000000000") for u in ("Gb/s", "Gbps", "Gbit/s")},
@@ -246,4 +246,52 @@ class SubnetHosts(Rule):
         if not 1 <= bits <= 30:
             return None
         p.line("answer", "2 ** host_bits - 2", "可分配的主机地址数")
+        return p.source()
+
+
+class MinFrameLength(Rule):
+    """CSMA/CD's 最短帧长: a frame must last the contention period 2τ, so min = 2τ × rate bits. Needs the
+    data rate and either the link length with the propagation speed (τ = distance / speed) or the
+    one-way delay τ (``单程传播时延为25.6μs``, ``端到端的传播时延``) or the contention period 2τ itself
+    (``争用期为51.2μs``). In bits, or bytes when asked (``多少字节``). A distance asked for (the inverse
+    question), a rate or length that changes, or repeaters and hubs: no program."""
+
+    name = "min_frame_length"
+    _TAU = rf"(?:单程|单向|端到端)(?:的)?(?:传播)?时延(?:为|是)?\s*{NUM}\s*{TIME_UNIT}"
+    _PERIOD = rf"(?:争用期|冲突窗口|往返(?:传播)?时延|往返时间|RTT)(?:为|是)?\s*{NUM}\s*{TIME_UNIT}"
+    _ASK = r"最短帧长|最小帧长|帧的最小长度|帧的最短长度|最短帧|最小帧"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or re.search(r"最远|最大距离|最长距离|提高|降低|变为|增加|减少|中继器|集线器|交换机|分别", q):
+            return None
+        rate = unique(FrameDelay._RATE, q)
+        distance, speed = unique(FrameDelay._DISTANCE, q), unique(FrameDelay._SPEED, q)
+        tau, period = unique(self._TAU, q), unique(self._PERIOD, q)
+        if rate is None or sum((distance is not None and speed is not None, tau is not None, period is not None)) != 1:
+            return None
+        if (distance is None) != (speed is None):
+            return None
+        p = Program()
+        p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")
+        if tau is not None or period is not None:
+            m = tau or period
+            p.in_base("delay", m.group(1), m.group(2), TIME_NS, "单程传播时延" if tau else "争用期", "ns")
+            p.line("period", "2 * delay / 1000000000" if tau else "delay / 1000000000", "争用期", "s")
+        else:
+            p.in_base("dist", distance.group(1), distance.group(2), DISTANCE, "链路长度", "m")
+            if speed.group(1):
+                number, exponent, speed_unit = speed.groups()[:3]
+                if speed_unit == "km/s":
+                    p.line("speed_kmps", f"{number} * 10 ** {int(exponent)}", "传播速率", "km/s")
+                    p.line("speed", "speed_kmps * 1000", "传播速率", "m/s")
+                else:
+                    p.line("speed", f"{number} * 10 ** {int(exponent)}", "传播速率", "m/s")
+            else:
+                p.in_base("speed", speed.group(4), speed.group(5), SPEED, "传播速率", "m/s")
+            p.line("period", "2 * dist / speed", "争用期", "s")
+        if re.search(r"多少\s*(?:字节|B)(?![A-Za-z/])|(?:字节|B)为单位", q):
+            p.line("bits", "period * rate", "最短帧长", "bit")
+            p.line("answer", "bits / 8", "最短帧长", "B")
+        else:
+            p.line("answer", "period * rate", "最短帧长", "bit")
         return p.source()

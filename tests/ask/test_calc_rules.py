@@ -93,6 +93,11 @@ CASES = [
     ("transmit_delay", "数据传输速率为10Mb/s，发送1000B的帧需要多少时间？", 800, {"frame": 8000}),
     ("transmit_delay", "一个1500字节的分组在100Mb/s链路上的发送时延是多少？", 120, {}),  # 12000 / 10^8 s
     ("transmit_delay", "信道速率为64kb/s，发送长度为4000bit的帧，发送时延是多少？", 62.5, {}),  # 4000 / 64000 s = 62.5 ms
+    # --- CSMA/CD: min frame = 2τ × rate; 2 · 1000 m / 2·10^8 m/s = 10 μs × 10^9 b/s = 10000 bit
+    ("min_frame_length", "CSMA/CD网络的数据传输速率为1Gb/s，电缆长度为1km，信号传播速度为200000km/s，最短帧长是多少？", 10000,
+     {"period": 1e-5}),
+    ("min_frame_length", "以太网数据率10Mb/s，争用期为51.2μs，最短帧长为多少字节？", 64, {"bits": 512}),
+    ("min_frame_length", "某CSMA/CD局域网，数据传输率为100Mb/s，单程传播时延为5μs，求最小帧长。", 1000, {}),  # 10 μs × 10^8
     # --- send windows: GBN 2^n - 1, SR 2^(n-1)
     ("sliding_window", "采用3比特帧序号，后退N帧协议的最大发送窗口是多少？", 7, {}),
     ("sliding_window", "序号用4位表示，选择重传协议中发送窗口最大为多少？", 8, {}),
@@ -262,6 +267,9 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "运行时间分别为5、3、1，采用SJF，平均周转时间是多少？",  # no arrival times
     "到达时间分别为0、1、2，运行时间分别为5、3、1，FCFS和SJF的平均周转时间各是多少？",  # two policies
     "Cache命中率为95%，Cache存取时间10ns，主存存取时间100ns，求平均访问时间。",  # the access order not stated
+    "CSMA/CD网络的数据传输速率为1Gb/s，最短帧长为10000bit，电缆最长可以多长？",  # the inverse question
+    "数据传输速率为1Gb/s，电缆长度为1km，单程传播时延为5μs，最短帧长是多少？",  # the delay given twice over
+    "CSMA/CD网络速率从10Mb/s提高到100Mb/s，争用期51.2μs，最短帧长应变为多少？",  # a rate that changes
     "Cache命中率为95%，Cache存取时间10ns，主存存取时间100ns，先访问Cache，未命中再访问主存，块调入需要200ns，求平均访问时间。",
     "主频为500MHz，运算类指令占60%，CPI=1；访存类指令占30%，CPI=4。求MIPS。",  # shares do not add up to 100
     "访问TLB需20ns，内存100ns，TLB命中率90%，先查TLB，缺页率为1%，有效访存时间是多少？",  # page faults
