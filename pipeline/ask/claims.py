@@ -45,7 +45,7 @@ import yaml
 
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
-from pipeline.ask.question import Asked, asked_of
+from pipeline.ask.question import Asked, asked_of, question_kind
 from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
 from pipeline.ask.names import NameRules, Namer, masked, namer
 from pipeline.ask.repetition import RepetitionGuard, RepetitionRules
@@ -225,6 +225,17 @@ def answer_sentences(text: str) -> list[tuple[str, list[str]]]:
 def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
     """None when every number is backed (``pipeline.ask.numbers``), else the reason."""
     return numbers.check_numbers(sentence, ev.hay, ev.q_hay, rules.numbers, ev.material)
+
+
+def check_example_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    """A calculation question with its own data: a result only another worked example gives is not
+    this question's (``numbers.check_example_numbers``)."""
+    asked = asked_of(ev.question)
+    if (asked.kind or question_kind(asked.norm)) != "calculation":
+        return None
+    from pipeline.ask.calculate import given_numbers  # the calculation path imports the claims: import late
+    return numbers.check_example_numbers(sentence, [_squash(normalise(h.text)) for h in ev.hits],
+                                         given_numbers(asked), rules.numbers)
 
 
 # a Latin name of two or more letters, not a unit right after a number ("64KB", "51.2 μs")
@@ -519,6 +530,7 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
                 return Claim(text=strip_citations(sentence), supported=True, reason="quoted", citation=h.citation)
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
     reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
+              or check_example_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
               or check_invented(sentence, ev) or check_transplant(sentence, ev)
               or check_attributes(sentence, ev, rules) or check_cause(sentence, hit, rules))

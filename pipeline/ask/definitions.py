@@ -35,6 +35,9 @@ _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
 _AFTER_LEADING = re.compile(r"^(?:是指|是一种|是一个|是|指的是|指|即|就是|也称|又称|[:：])")
 _DEFINITION_HEAD = re.compile(r"定义|概念|含义|是什么")
 _TABLE_ROW = re.compile(r"[:：][^；;。]{1,60}[；;][^；;。：:]{1,20}[:：]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+PROPERTY_CHARS = 8  # `是面向字节的`: a predicate this short that ends in 的 is a property
+MIN_VALUE_WORDS = 2  # Chinese characters after `X：` for it to say what X is (`TCP:6` is a value)
 _NAMING = r"(?:称为|称作|称之为|被称为|叫做|叫作|就是|即为|即是|简称)"
 
 
@@ -66,13 +69,25 @@ def defines(sentence: str, term: str) -> bool:
     bare = s.lstrip(_QUOTE)
     if bare.startswith(low_term):
         rest = bare[len(low_term):].lstrip(_QUOTE).lstrip()
-        if _AFTER_LEADING.match(rest) and not rest.startswith("是否"):
+        if _AFTER_LEADING.match(rest) and not rest.startswith("是否") and not _only_a_property(rest):
             return True
     if re.search(r"定义[^，,。；;]{0,16}?" + re.escape(low_term) + r"\s*(?:为|是)", s):
         return True  # 我们定义无向连通图的最小生成树（MST）为…
     named = re.compile(_NAMING + "[" + re.escape(_QUOTE) + r"]?\s*" + re.escape(low_term)
                        + "[" + re.escape(_QUOTE) + r"]?\s*(?:[，,。；;.！!]|$)")
     return bool(named.search(s))
+
+
+def _only_a_property(rest: str) -> bool:
+    """What follows the term says a property or a value, not what it is: `是稳定的。`, `是无连接的`
+    (a short predicate ending in 的: 冒泡排序是稳定的), or after a colon no words (`TCP:6`,
+    `最小生成树:(0, 3: 1)…`: a table value or a program's output)."""
+    body = rest.rstrip("。.；;！!").strip()
+    if body.startswith("是") and body.endswith("的") and len(body) <= PROPERTY_CHARS:
+        return True
+    if body[:1] in ":：":
+        return len(_CJK.findall(body)) < MIN_VALUE_WORDS
+    return False
 
 
 def names_of_term(term: str) -> tuple[str, ...]:

@@ -263,3 +263,64 @@ def check_numbers(sentence: str, hay: str, q_hay: str, nr: NumberRules, material
             alias = next(a for a, g in aliases if g == unit and text[m.end():].lstrip().lstrip("个").startswith(a))
             return f"number {num}{alias} (with its unit) not in the passages"
     return None
+
+
+# a calculation question's data: the numbers it gives, minus the paper it names (2009年, 408)
+EXAMPLE_SHARE = 0.5  # of the question's data numbers a passage must hold to be a worked example of it
+MIN_DATA = 2  # data numbers a question needs for the rule (one number is no example to tell apart)
+_YEAR_OR_EXAM = re.compile(r"^(?:19|20)\d\d$|^408$")
+
+
+def check_example_numbers(sentence: str, passages: list[str], data: list[str], nr: NumberRules) -> Optional[str]:
+    """For a calculation question with its own data: a number the sentence states that the question
+    does not give, and that the sentence does not compute from numbers it states, must come from a
+    passage holding the question's data (at least ``EXAMPLE_SHARE`` of ``data``): a worked example of
+    this problem (`2ms内刷新128行…15.6μs` for a question giving 2ms and 128). A number that only another
+    example gives is the model copying that example's result (`最大文件长度是64KB` from a past paper's
+    i-node, asked about another), which the plain number rule lets through. None when it holds."""
+    data = [d for d in dict.fromkeys(data) if not _YEAR_OR_EXAM.match(d)]
+    if len(data) < MIN_DATA:
+        return None
+    text = compiled(nr.enumerators, re.M).sub("", normalise(strip_citations(sentence)))
+    computed, previous = set(), ""
+    for expr, result in computations(text, nr.equals):
+        if re.match(r"\s*[-+*/×÷]", expr):  # a chain, `= 2 ÷ 128 = 0.0156`: go on from the last result
+            expr = previous + expr
+        value = evaluate(expr)
+        if len(_OPERAND.findall(expr)) >= 2 and value is not None \
+                and abs(value - float(result)) <= nr.tolerance * max(1.0, abs(float(result))):
+            computed.add(result)
+        previous = result
+    # a passage is a worked example of this question when it holds its data: every identifying number
+    # (two digits or more: 512, 128; a 4 or a 1 is in any passage) but at most one of three or more;
+    # with fewer than two identifying numbers, EXAMPLE_SHARE of them all
+    identifying = [d for d in data if len(d.replace(".", "")) >= 2]
+    if len(identifying) >= MIN_DATA:
+        pool, need = identifying, len(identifying) - (len(identifying) >= 3)
+    else:
+        pool, need = data, max(MIN_DATA, round(EXAMPLE_SHARE * len(data)))
+    examples = [p for p in passages if sum(bool(occurrences(d, p)) for d in pool) >= need]
+    for m in compiled(nr.pattern).finditer(text):
+        num = m.group(1)
+        if num in data or num in computed or _float_in(num, data):
+            continue
+        if computed and _method_constant(num):
+            continue  # `2×3×4=24`: Nyquist's 2 and log2(16) = 4 beside the data, in a computation that checks
+        if not any(occurrences(num, p) for p in examples):
+            return f"number {num}: another example's, no passage with this question's data gives it"
+    return None
+
+
+METHOD_CONSTANTS = {"8", "10", "100", "1000", "1024"}  # bits in a byte, powers the units use
+
+
+def _method_constant(num: str) -> bool:
+    """A single digit or a unit's factor: a formula's constant, not a datum copied from an example."""
+    return (num.isdigit() and len(num) == 1) or num in METHOD_CONSTANTS
+
+
+def _float_in(num: str, data: list[str]) -> bool:
+    try:
+        return any(float(num) == float(d) for d in data)
+    except ValueError:
+        return False

@@ -145,3 +145,23 @@ def test_a_looser_definition_of_a_word_of_the_term_still_counts_once():
     hits = [make_hit(1, "Cache的效率与Cache命中率有关，访问Cache越多越快。", path=["Cache"], chunk_id="a"),
             make_hit(2, "命中率 H：CPU要访问的信息已在Cache中的比率。", path=["Cache"], chunk_id="b")]
     assert select(question, hits)[0].chunk_id == "b"
+
+
+@pytest.mark.parametrize("sentence, term", [
+    ("冒泡排序是稳定的。", "冒泡排序"),  # a property: short, ending in 的
+    ("UDP是无连接的。", "UDP"),
+    ("TCP:6", "TCP"),  # a value in a list of protocol numbers
+    (">最小生成树:(0, 3: 1)(2, 5: 2)(1, 4: 3)", "最小生成树"),  # a program's output
+])
+def test_a_property_or_a_bare_value_does_not_define(sentence, term):
+    assert not defines(sentence, term)
+
+
+@pytest.mark.parametrize("sentence, term", [
+    ("信号量是一个特殊的整型变量，只有初始化和PV操作才能改变其值。", "信号量"),  # ends otherwise
+    ("交换机就是多接口网桥。", "交换机"),
+    ("拥塞控制：防止过多的数据注入网络中。", "拥塞控制"),  # words after the colon
+    ("快表是一种相联存储器。", "快表"),
+])
+def test_a_definition_that_looks_short_still_defines(sentence, term):
+    assert defines(sentence, term)
