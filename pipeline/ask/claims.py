@@ -527,7 +527,10 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
     if len(quoted) >= QUOTE_CHARS:
         for h, text in zip(ev.hits, ev.hit_texts):
             if quoted in text:  # a passage's own words (the grounded core, a copied sentence)
-                return Claim(text=strip_citations(sentence), supported=True, reason="quoted", citation=h.citation)
+                # but a worked example's sentence copied into another calculation is that example's result
+                other = check_example_numbers(sentence, ev, rules)
+                return Claim(text=strip_citations(sentence), supported=other is None, reason=other or "quoted",
+                             citation=h.citation)
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
     reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
               or check_example_numbers(sentence, ev, rules)

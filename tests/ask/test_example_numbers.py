@@ -56,3 +56,14 @@ def test_the_claim_check_applies_it_to_calculation_questions_only():
     assert not calc[0].supported and "another example" in calc[0].reason
     concept = check("这个文件最大能有266KB。[1]", hits, "例题里的单个文件最大长度是多少")
     assert concept[0].supported, concept[0].reason
+
+
+def test_a_worked_example_copied_word_for_word_into_another_calculation_fails():
+    """The model copied a note's example, `总线带宽=…=132×4MB/s=528MB/s`, for a bus of 16 bits at 200MHz."""
+    hits = [make_hit(1, "例：总线工作频率为132MHz，宽度4B，总线带宽=总线工作频率×总线宽度=132×4MB/s=528MB/s。")]
+    claims = check("总线带宽=总线工作频率×总线宽度=132×4MB/s=528MB/s。[1]", hits,
+                   "16位数据总线，时钟频率200MHz，一个总线周期占5个时钟周期，求总线带宽。")
+    assert not claims[0].supported and "another example" in claims[0].reason
+    same = check("总线带宽=总线工作频率×总线宽度=132×4MB/s=528MB/s。[1]", hits,
+                 "总线工作频率为132MHz，宽度4B，求总线带宽。")
+    assert same[0].supported
