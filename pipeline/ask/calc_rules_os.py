@@ -263,18 +263,18 @@ class IndexedFileSize(Rule):
     name = "indexed_file_size"
     _COUNT = r"(\d+|[一两二])\s*个\s*(?:的)?{kind}|{kind}(?:地址|索引)?(?:项|指针|块号|地址项|索引项)?(?:有|为|共)?\s*(\d+|[一两二])\s*个"
     _KINDS = (("direct", "直接(?:地址|索引|块|盘块)?", "直接地址项数"),
-              ("single", "一级间接", "一级间接地址项数"),
-              ("double", "二级间接", "二级间接地址项数"),
-              ("triple", "三级间接", "三级间接地址项数"))
+              ("single", "一(?:级|次)间接", "一级间接地址项数"),
+              ("double", "二(?:级|次)间接", "二级间接地址项数"),
+              ("triple", "三(?:级|次)间接", "三级间接地址项数"))
     _BLOCK = (rf"(?:簇|磁盘块|盘块|物理块|数据块|块)(?:[（(][^）)]{{0,4}}[）)])?(?:的)?(?:大小|长度|容量)?(?:为|是|均为)?"
               rf"\s*(\d+)\s*{SIZE_UNIT}")
-    _ENTRY = (r"(?:地址项|盘块号|索引项|块号|块地址|地址|指针)(?:的)?(?:大小|长度)?(?:占|为|是|长|用)\s*(\d+)\s*(B|字节|位|bit)"
-              r"|每个(?:地址项|盘块号|索引项|块号|地址|指针)(?:占|为|是|用)?\s*(\d+)\s*(B|字节|位|bit)")
+    _ENTRY = (r"(?:地址项|盘块号|索引项|块号|块地址|地址|指针)(?:的)?(?:大小|长度)?(?:占|为|是|长|用)?\s*(\d+)\s*个?(B|字节|位|bit)"
+              r"|每个(?:地址项|盘块号|索引项|块号|地址|指针)(?:占|为|是|用)?\s*(\d+)\s*个?(B|字节|位|bit)")
     # 一级、二级、三级间接指针各1个: one count for each kind listed
-    _EACH = r"((?:[一二三]级[、和及与]?)+)\s*间接(?:地址|索引)?(?:项|指针|块号|地址项|索引项)?各\s*(\d+|[一两二])\s*个"
-    _ASK = r"最大(?:文件)?(?:长度|大小|容量)|文件(?:的)?最大(?:长度|大小|容量)?|最大(?:能|可以)?(?:表示|支持|容纳)|文件最大"
+    _EACH = r"((?:[一二三](?:级|次)[、和及与]?)+)\s*间接(?:地址|索引)?(?:项|指针|块号|地址项|索引项)?各\s*(\d+|[一两二])\s*个"
+    _ASK = r"最大(?:文件)?(?:长度|大小|容量)|文件(?:的)?最大(?:长度|大小|容量)?|最大(?:能|可以)?(?:表示|支持|容纳|放|存放|存)|文件最大"
     _INDEXED = r"索引|地址项|i-?node|i\s*节点|i\s*结点|直接(?:地址|块|盘块)?(?:项|指针)"
-    _UNIT_ASKED = rf"多少\s*(KB|MB|GB|B|字节)|(KB|MB|GB|字节)\s*(?:为单位|计)"
+    _UNIT_ASKED = rf"多少\s*(KB|MB|GB|B|字节)|(KB|MB|GB|字节)\s*(?:为单位|计)|单位\s*[:：为是]?\s*(KB|MB|GB|B|字节)"
 
     def match(self, q: str) -> Optional[str]:
         if not re.search(self._ASK, q) or not re.search(self._INDEXED, q, re.I):
@@ -288,7 +288,7 @@ class IndexedFileSize(Rule):
         each = unique(self._EACH, q)
         for name, kind, _ in self._KINDS:
             found = unique(self._COUNT.format(kind=kind), q)
-            listed = each is not None and name != "direct" and kind[:2] in each.group(1)
+            listed = each is not None and name != "direct" and re.search(kind[0] + "(?:级|次)", each.group(1)) is not None
             if found is not None and listed:
                 return None  # stated twice
             if found is not None or listed:
@@ -323,7 +323,7 @@ class IndexedFileSize(Rule):
         n = block_size // entry_size
         size = sum(int(counts[name]) * n ** power for power, (name, _, _) in enumerate(self._KINDS) if name in counts)
         asked = re.search(self._UNIT_ASKED, q)
-        asked_unit = {"字节": "B"}.get(u := (asked.group(1) or asked.group(2)), u) if asked else None
+        asked_unit = {"字节": "B"}.get(u := next(g for g in asked.groups() if g), u) if asked else None
         if asked_unit is not None:
             divisor = {"B": "", "KB": "1024", "MB": "1048576", "GB": "1073741824"}[asked_unit]
             if divisor and size * block_size % int(divisor):

@@ -10,7 +10,8 @@ from pipeline.ask.calc_text import Program, Rule, chinese_number, literal, uniqu
 
 _SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}")  # a page reference string: 5 numbers or more
 _WEIGHTS = re.compile(r"\d+(?:\.\d+)?(?:\s*[,，、]\s*\d+(?:\.\d+)?)+")
-_FRAMES = re.compile(r"(\d+|[一二两三四五六七八九十])\s*个?\s*(?:物理块|物理页框|页框|内存块|页帧|块)")
+_FRAMES = re.compile(r"(\d+|[一二两三四五六七八九十])\s*个?\s*(?:物理块|物理页框|页框|内存块|页帧|块)"
+                     r"|(?:物理块|物理页框|页框|内存块|页帧)(?:数|个数|数量)(?:为|是)?\s*(\d+|[一二两三四五六七八九十])")
 _REPLACEMENT = [("fifo_faults", re.compile(r"FIFO|先进先出", re.I)),
                 ("lru_faults", re.compile(r"LRU|最近最久未使用|最近最少使用", re.I)),
                 ("opt_faults", re.compile(r"OPT|最佳置换|最优置换", re.I))]
@@ -29,7 +30,7 @@ class PageFaults(Rule):
 
     def match(self, q: str) -> Optional[str]:
         algos = [name for name, p in _REPLACEMENT if p.search(q)]
-        refs, frames = _SEQUENCE.findall(q), _FRAMES.findall(q)
+        refs, frames = _SEQUENCE.findall(q), [a or b for a, b in _FRAMES.findall(q)]
         if "缺页" not in q or len(algos) != 1 or len(refs) != 1 or len(set(frames)) != 1:
             return None
         pages = ", ".join(re.findall(r"\d+", refs[0]))
@@ -313,6 +314,12 @@ _SCHEDULE_ASKS = [("avg_weighted_turnaround", re.compile(r"平均带权周转时
                   ("avg_waiting", re.compile(r"平均等待时间"), "平均等待时间")]
 
 
+def _alternative3(m: re.Match) -> tuple[str, str, str]:
+    """(job number, arrival, run time) of whichever form of ``Scheduling._PAIR`` matched."""
+    g = m.groups()
+    return g[:3] if g[0] is not None else g[3:6]
+
+
 class Scheduling(Rule):
     """平均周转时间, 平均带权周转时间 or 平均等待时间 of FCFS, SJF or HRRN, non-preemptive (scheduling.py):
     one policy named; the run times as one list (``运行时间分别为5、3、1``) or one pair a job
@@ -322,10 +329,14 @@ class Scheduling(Rule):
     length differs from the other: no program."""
 
     name = "scheduling"
-    _ARRIVALS = rf"(?:到达|提交|进入系统的?)时间?(?:分别|依次)?(?:为|是)?\s*{_TIMES}"
+    _ARRIVALS = (rf"(?:到达|提交|进入系统的?)(?:时间|时刻)?(?:分别|依次)?(?:为|是)?\s*{_TIMES}"
+                 rf"|(?:分别|依次)(?:在|于)\s*{_TIMES}\s*(?:ms|s)?\s*(?:时刻)?(?:到达|提交)")
     _BURSTS = rf"(?:运行|执行|服务|估计运行|需要运行|所需|要求运行|CPU执行|处理)时间(?:分别|依次)?(?:为|是)?\s*{_TIMES}"
-    _PAIR = (r"(?:P|J|进程|作业)\s*(\d+)[^，；;。P]{0,6}?(?:到达|提交)时间?(?:为|是)?\s*(\d+(?:\.\d+)?)\s*(?:ms|s|h)?[、，,]?\s*"
-             r"(?:运行|执行|服务|需要运行|所需)时间(?:为|是)?\s*(\d+(?:\.\d+)?)")
+    _PAIR = (r"(?:P|J|进程|作业)\s*(\d+)[^，；;。P]{0,6}?(?:到达|提交)(?:时间|时刻)?(?:为|是)?\s*(\d+(?:\.\d+)?)\s*(?:ms|s|h)?[、，,]?\s*"
+             r"(?:运行|执行|服务|需要运行|所需)时间(?:为|是)?\s*(\d+(?:\.\d+)?)"
+             # P1 0时刻到达，运行4
+             r"|(?:P|J|进程|作业)\s*(\d+)\s*[在于]?\s*(\d+(?:\.\d+)?)\s*(?:ms|s)?\s*时刻?到达[、，,]?\s*"
+             r"(?:运行|执行|服务|需要运行)(?:时间)?(?:为|是)?\s*(\d+(?:\.\d+)?)")
 
     def match(self, q: str) -> Optional[str]:
         policies = [name for name, p in _POLICIES if p.search(q)]
@@ -333,9 +344,9 @@ class Scheduling(Rule):
         asked = [(fn, label) for _, fn, label in sorted(found)]  # in the question's order
         if len(policies) != 1 or not asked or len(asked) > 2:
             return None
-        if re.search(r"(?<!非)(?<!不可)(?<!不)抢占|剩余时间|SRTF|时间片|RR|轮转|优先级|优先数|I/O|\d:\d|\d：\d|多道|内存", q, re.I):
+        if re.search(r"(?<!非)(?<!不可)(?<!不)抢占|剩余时间|SRTF|时间片|(?<![A-Za-z])RR(?![A-Za-z])|轮转|优先级|优先数|I/O|\d:\d|\d：\d|多道|内存", q, re.I):
             return None
-        pairs = re.findall(self._PAIR, q)
+        pairs = [_alternative3(m) for m in re.finditer(self._PAIR, q)]
         arrivals_m, bursts_m = unique(self._ARRIVALS, q), unique(self._BURSTS, q)
         if pairs:
             if arrivals_m or bursts_m or [int(n) for n, _, _ in pairs] != list(range(1, len(pairs) + 1)):
@@ -346,7 +357,7 @@ class Scheduling(Rule):
                 return None
             bursts = re.findall(r"\d+(?:\.\d+)?", bursts_m.group(1))
             if arrivals_m is not None:
-                arrivals = re.findall(r"\d+(?:\.\d+)?", arrivals_m.group(1))
+                arrivals = re.findall(r"\d+(?:\.\d+)?", arrivals_m.group(1) or arrivals_m.group(2))
             elif re.search(r"同时到达|同时提交|都在0时刻到达|均在0时刻到达|同一时刻到达", q):
                 arrivals = ["0"] * len(bursts)
             else:

@@ -88,6 +88,8 @@ PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算
 调用时直接写 answer = fifo_faults([7, 0, 1, 2, 0], 3)；不要给这些函数名赋值，不要写 lambda。不要 import，不要定义函数，不要 print。"""
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# P1, J3, 进程2, 作业4: a process's or job's name, not a datum (its number need not be used)
+_JOB_LABEL = re.compile(r"(?<![A-Za-z0-9])(?:[PJ]|进程|作业)\s*\d{1,2}(?![\d.个])")
 _ALL_BITS = re.compile(r"全\s*[01](?![\d.])")  # 全0、全1子网: the names of bit patterns, not data
 # a count the question spells (三个物理页框, 两级): it grounds a program's 3, and need not be used
 _SPELLED_COUNT = re.compile(r"([一二两三四五六七八九十])\s*(?:个|台|片|级|次|块|条|路|道|层|位)")
@@ -107,6 +109,7 @@ def given_numbers(question: "str | Asked") -> list[str]:
     text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", asked_of(question).norm)
     text = _DOTTED_QUAD.sub(lambda m: " " + " ".join(m.groups()) + " ", text)
     text = _ALL_BITS.sub(" ", text)
+    text = _JOB_LABEL.sub(" ", text)
     return _NUMBER.findall(text)
 
 

@@ -184,6 +184,21 @@ CASES = [
     # HRRN: turnarounds 8, 11, 24, 14; weighted 1 + 2.75 + 2.667 + 2.8 = 9.217 / 4 = 2.30
     ("scheduling", "P1到达时间0、运行时间8；P2到达时间1、运行时间4；P3到达时间2、运行时间9；P4到达时间3、运行时间5。"
      "采用高响应比优先调度，求平均周转时间和平均带权周转时间。", 2.3, {"answer_turnaround": 14.25}),
+    # --- more wordings: jobs by letter arriving 分别在…时刻; SJF: A 0-6, C 6-7, B 7-10, D 10-14, waits 0+6+4+7
+    ("scheduling", "作业A、B、C、D分别在0、1、2、3时刻到达，运行时间分别为6、3、1、4，采用非抢占式SJF，平均等待时间为多少？",
+     4.25, {"order": [1, 3, 2, 4]}),
+    # per process, 0时刻到达，运行3: FCFS turnarounds 3, 7, 9
+    ("scheduling", "P1 0时刻到达，运行3；P2 2时刻到达，运行6；P3 4时刻到达，运行4。采用FCFS调度，平均周转时间是多少？",
+     round(19 / 3, 2), {}),
+    # HRRN (its N no round robin's RR): at 3, J2 (2 + 5) / 5 = 1.4 < J3 (1 + 2) / 2 = 1.5; turnarounds 3, 9, 3
+    ("scheduling", "J1、J2、J3到达时间分别为0、1、2，运行时间分别为3、5、2，采用高响应比优先（HRRN，非抢占）调度，平均周转时间为多少？",
+     5, {"order": [1, 3, 2]}),
+    # 物理块数为3, LRU on 1,2,3,1,4,2: 1 2 3 miss, 1 hit, 4 evicts 2, 2 evicts 3: 5 faults
+    ("page_faults", "物理块数为3，开始时内存为空，访问串1,2,3,1,4,2，用LRU算法缺页多少次？", 5, {}),
+    # 一次间接 is 一级; 盘块号占4个字节: 10 + 256 blocks of 1 KB
+    ("indexed_file_size", "最大文件长度是多少KB？盘块大小1KB，盘块号占4个字节，i结点含10个直接地址、一个一次间接地址。", 266, {}),
+    ("bus_bandwidth", "32位数据总线，时钟频率100MHz，一个总线周期占4个时钟周期，每个总线周期传送一次数据，求总线带宽。", 100, {}),
+    ("chip_count", "主存容量256KB，用32K×8位的芯片构成，共需多少片？", 8, {}),
     # --- simulations
     ("binary_search_asl", "对长度为12的有序表进行折半查找，在等概率情况下查找成功的平均查找长度是多少？", 37 / 12, {}),
     ("binary_search_asl", "7个关键字的有序顺序表，二分查找成功时的ASL为多少？", 17 / 7, {}),
@@ -351,3 +366,10 @@ def test_a_spelled_count_grounds_a_literal_but_need_not_be_used():
     assert calculate.ungrounded("frames = 5\nanswer = lru_faults([1, 2, 4, 1, 2], frames)", question) == [5.0]
     assert calculate.ungrounded("frames = 3", "访问序列为1,2,4,1,2") == [3.0]  # no 三 written: ungrounded
     assert calculate.unused("answer = 2 + 1", "三个进程，时间2和1") == []  # 三 is no datum that must be used
+
+
+def test_a_job_s_name_is_no_datum():
+    """J1…J4 name the jobs: their digits need not be used (the 2 and 4 of J2, J4 are not data either)."""
+    assert calculate.given_numbers("J1、J2、J3、J4到达时间分别为0、2、4、6") == ["0", "2", "4", "6"]
+    assert calculate.given_numbers("进程P1的运行时间为3，作业2运行5") == ["3", "5"]
+    assert calculate.given_numbers("共3个作业") == ["3"]  # a count, not a name
