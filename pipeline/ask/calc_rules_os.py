@@ -270,8 +270,8 @@ class IndexedFileSize(Rule):
               rf"\s*(\d+)\s*{SIZE_UNIT}")
     _ENTRY = (r"(?:地址项|盘块号|索引项|块号|块地址|地址|指针)(?:的)?(?:大小|长度)?(?:占|为|是|长|用)?\s*(\d+)\s*个?(B|字节|位|bit)"
               r"|每个(?:地址项|盘块号|索引项|块号|地址|指针)(?:占|为|是|用)?\s*(\d+)\s*个?(B|字节|位|bit)")
-    # 一级、二级、三级间接指针各1个: one count for each kind listed
-    _EACH = r"((?:[一二三](?:级|次)[、和及与]?)+)\s*间接(?:地址|索引)?(?:项|指针|块号|地址项|索引项)?各\s*(\d+|[一两二])\s*个"
+    # 一级、二级、三级间接指针各1个, 一级间接地址项和二级间接地址项各1个: one count for each kind in the clause
+    _EACH = r"([^，。；,;]*间接[^，。；,;]*?)各\s*(\d+|[一两二])\s*个"
     _ASK = r"最大(?:文件)?(?:长度|大小|容量)|文件(?:的)?最大(?:长度|大小|容量)?|最大(?:能|可以)?(?:表示|支持|容纳|放|存放|存)|文件最大"
     _INDEXED = r"索引|地址项|i-?node|i\s*节点|i\s*结点|直接(?:地址|块|盘块)?(?:项|指针)"
     _UNIT_ASKED = rf"多少\s*(KB|MB|GB|B|字节)|(KB|MB|GB|字节)\s*(?:为单位|计)|单位\s*[:：为是]?\s*(KB|MB|GB|B|字节)"
@@ -296,6 +296,8 @@ class IndexedFileSize(Rule):
                 if number is None:
                     return None
                 counts[name] = number
+            elif name != "direct" and re.search(kind, q):
+                return None  # a kind of entry the question names, with no count read: never leave it out
         if "direct" not in counts or len(counts) < 2:
             return None
         entry_number, entry_unit = (entry.group(1), entry.group(2)) if entry.group(1) else (entry.group(3), entry.group(4))

@@ -197,6 +197,9 @@ CASES = [
     ("page_faults", "物理块数为3，开始时内存为空，访问串1,2,3,1,4,2，用LRU算法缺页多少次？", 5, {}),
     # 一次间接 is 一级; 盘块号占4个字节: 10 + 256 blocks of 1 KB
     ("indexed_file_size", "最大文件长度是多少KB？盘块大小1KB，盘块号占4个字节，i结点含10个直接地址、一个一次间接地址。", 266, {}),
+    # 各1个 after two kinds written out: n = 128, 8 + 128 + 128² = 16520 blocks of 512 B = 8260 KB
+    ("indexed_file_size", "索引结点中有8个直接地址项，一级间接地址项和二级间接地址项各1个。盘块大小为512B，每个盘块号占4字节。"
+     "单个文件最大长度是多少KB？", 8260, {"single": 1, "double": 1}),
     ("bus_bandwidth", "32位数据总线，时钟频率100MHz，一个总线周期占4个时钟周期，每个总线周期传送一次数据，求总线带宽。", 100, {}),
     ("chip_count", "主存容量256KB，用32K×8位的芯片构成，共需多少片？", 8, {}),
     # --- simulations
@@ -272,6 +275,7 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "将192.168.1.0/24划分为3个子网，每个子网可分配多少个主机地址？",  # 3 is no power of two
     "索引结点有10个直接地址项和1个一级间接地址项，磁盘块大小为1KB，单个文件的最大长度是多少？",  # no entry size
     "索引结点有10个直接地址项和1个一级间接地址项，块大小1KB，地址项占4B，读文件第300块要访问磁盘几次？",  # accesses
+    "索引结点有10个直接地址项，还有一级间接地址项，盘块大小1KB，地址项4B，单个文件最大长度是多少？",  # a kind with no count
     "逻辑地址32位，页面大小4KB，采用多级页表，需要几级？",  # no entry size
     "逻辑地址32位，页面大小4KB，页表项4B，采用两级页表，各级页表分别占几位？",  # the bits of each level
     "总线宽度32位，时钟频率100MHz，总线带宽是多少？",  # transfers a clock not stated
