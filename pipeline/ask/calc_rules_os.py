@@ -195,8 +195,9 @@ class DiskAccessTime(Rule):
     a number the program does not use, and the answer is then prose)."""
 
     name = "disk_access_time"
-    _RPM = r"(\d+)\s*(?:转/分钟|转/分|r/min|rpm|RPM|转每分钟|转每分)"
-    _RPS = r"(\d+)\s*(?:转/秒|r/s|rps|转每秒)"
+    _RPM = (r"(\d+|[一两二]万)\s*(?:转/分钟|转/分|r/min|rpm|RPM|转每分钟|转每分)"
+            r"|每分(?:钟)?(?:旋?转)?\s*(\d+|[一两二]万)\s*(?:转|圈)")  # 每分钟6000转, 每分钟一万转
+    _RPS = r"(\d+)\s*(?:转/秒|r/s|rps|转每秒)|每秒(?:钟)?(?:旋?转)?\s*(\d+)\s*(?:转|圈)"
     _SEEK = rf"寻道时间(?:为|是)?\s*{NUM}\s*ms(?![A-Za-z/])"
     _SECTORS = r"每(?:个)?(?:磁道|道)(?:上)?(?:有|共有|包含|含|分为)?\s*(\d+)\s*个?扇区|(\d+)\s*个?扇区/(?:磁)?道"
     _ASK = r"(?:读|写|访问|存取|读写)(?:取|出|入)?(?:一个|1个|某个|任一|一)扇区|平均(?:访问|存取|读取?|读写)时间"
@@ -243,9 +244,13 @@ class RotationalLatency(Rule):
 def _rotation_speed(p: Program, rpm: Optional[re.Match], rps: Optional[re.Match]) -> None:
     """The rotation speed as given: 转/分 (``rpm``) or 转/秒 (``rps``), exactly one of them matched."""
     if rpm is not None:
-        p.given("rpm", rpm.group(1), "转速", "转/分")
+        speed = rpm.group(1) or rpm.group(2)
+        p.given("rpm", SPELLED_TEN_THOUSANDS.get(speed, speed), "转速", "转/分")  # 一万转: 万 is a unit
     else:
-        p.given("rps", rps.group(1), "转速", "转/秒")
+        p.given("rps", rps.group(1) or rps.group(2), "转速", "转/秒")
+
+
+SPELLED_TEN_THOUSANDS = {"一万": "10000", "两万": "20000", "二万": "20000"}
 
 
 def _one_turn(p: Program, rpm: Optional[re.Match]) -> None:
