@@ -53,7 +53,7 @@ def test_no_rule_shows_a_wrong_value(name):
 
 
 def test_the_rules_answer_the_wordings_they_were_adapted_to():
-    """A regression floor for the sets the rules were adapted on (51 of 54 when written; left: a RAM
-    region beside a ROM region, a TLB with a two-level page table, a speed spelled 一万转)."""
+    """A regression floor for the sets the rules were adapted on (52 of 54 when written; left: a RAM
+    region beside a ROM region, a TLB with a two-level page table)."""
     found = verdicts("calc_rules_dev.jsonl")
-    assert sum(v == "right" for v in found.values()) >= 51, found
+    assert sum(v == "right" for v in found.values()) >= 52, found
