@@ -231,6 +231,11 @@ class SubnetHosts(Rule):
             if not ones or "01" in ones:
                 return None
             p.line("mask", "[" + ", ".join(str(o) for o in octets) + "]", "子网掩码")
+            addresses = {m.group(0) for m in re.finditer(IPV4, q)} - {".".join(mask.groups())}
+            if len(addresses) > 1:
+                return None
+            for address in addresses:  # the host's address beside its mask: shown, the count does not need it
+                p.line("addr", "[" + ", ".join(literal(o) for o in address.split(".")) + "]", "地址")
             p.line("prefix", "0", "网络前缀长度（位）")
             p.lines.append("for octet in mask:\n    for i in range(8):\n        prefix = prefix + octet // 2 ** i % 2")
             bits = ones.count("1")
