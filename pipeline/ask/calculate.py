@@ -57,7 +57,7 @@ from collections.abc import Iterable
 from typing import Optional
 
 from pipeline.ask.calc_rules import conventions, ruled
-from pipeline.ask.calc_text import UNITS
+from pipeline.ask.calc_text import UNITS, chinese_number
 from pipeline.ask.program import run_program
 from pipeline.ask.question import Asked, asked_of
 from pipeline.ask.sentences import strip_citations
@@ -207,7 +207,6 @@ def _forms(x: float) -> set[float]:
 
 def spelled_counts(question: "str | Asked") -> list[float]:
     """The small counts the question writes in characters (三个物理页框 → 3)."""
-    from pipeline.ask.calc_text import chinese_number
     return [float(n) for m in _SPELLED_COUNT.finditer(asked_of(question).norm) if (n := chinese_number(m.group(1)))]
 
 
