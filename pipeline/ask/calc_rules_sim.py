@@ -323,7 +323,8 @@ def _alternative3(m: re.Match) -> tuple[str, str, str]:
 class Scheduling(Rule):
     """平均周转时间, 平均带权周转时间 or 平均等待时间 of FCFS, SJF or HRRN, non-preemptive (scheduling.py):
     one policy named; the run times as one list (``运行时间分别为5、3、1``) or one pair a job
-    (``P1到达时间0、运行时间8``); the arrival times as one list, or ``同时到达`` (all at 0). The run
+    (``P1到达时间0、运行时间8``, ``P1 0时刻到达，运行4``); the arrival times as one list (``到达时间分别为…``,
+    ``分别在0、1、2时刻到达``), or ``同时到达`` (all at 0). The run
     order is shown before the averages, each rounded to 2 decimals; two averages asked are both given.
     Preemption (抢占, 剩余时间), time slices (RR), priorities, I/O, clock times (8:00) or a list whose
     length differs from the other: no program."""
