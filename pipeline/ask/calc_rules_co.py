@@ -9,6 +9,7 @@ import re
 from typing import Optional
 
 from pipeline.ask.calc_text import (
+    FREQUENCY,
     NUM,
     SIZE,
     SIZE_UNIT,
@@ -16,6 +17,7 @@ from pipeline.ask.calc_text import (
     TIME_UNIT,
     Program,
     Rule,
+    alternative,
     chinese_number,
     in_clause,
     literal,
@@ -136,15 +138,6 @@ WORDS = {"": ("", ""), "K": ("K", "1024"), "M": ("M", "1048576"), "G": ("G", "10
 ORGANISATION = r"(\d+)\s*([KMG]?)\s*[×xX*]\s*(\d+)\s*(?:位|bit|b)(?![A-Za-z/])"
 
 
-def _alternative(m: re.Match, width: int) -> tuple[str, ...]:
-    """The groups of the alternative that matched, a pattern of alternatives ``width`` groups each."""
-    groups = m.groups()
-    for start in range(0, len(groups), width):
-        if groups[start] is not None:
-            return groups[start:start + width]
-    raise ValueError("no alternative matched")
-
-
 class ChipCount(Rule):
     """How many chips build a memory (字扩展, 位扩展 or both): the chip's organisation, written with
     芯片 next to it (``用1K×4位的芯片``, ``芯片规格为2K×8位``), and the memory's (``组成4K×8位的存储器``) or its
@@ -169,13 +162,13 @@ class ChipCount(Rule):
         memory, memory_bytes = unique(self._MEMORY, q), unique(self._MEMORY_BYTES, q)
         if chip is None or (memory is None) == (memory_bytes is None):
             return None
-        chip_words, chip_unit, chip_bits = _alternative(chip, 3)
+        chip_words, chip_unit, chip_bits = alternative(chip, 3)
         p = Program()
         p.in_base("chip_words", chip_words, chip_unit, WORDS, "芯片字数", "")
         p.given("chip_bits", chip_bits, "芯片字长（位）")
         chip_total = value(chip_words, chip_unit, WORDS) * int(chip_bits)
         if memory is not None:
-            words, unit, bits = _alternative(memory, 3)
+            words, unit, bits = alternative(memory, 3)
             if (memory.span() == chip.span() or value(words, unit, WORDS) % value(chip_words, chip_unit, WORDS)
                     or int(bits) % int(chip_bits)):
                 return None
@@ -184,7 +177,7 @@ class ChipCount(Rule):
             total = value(words, unit, WORDS) * int(bits)
             p.line("answer", "(mem_words * mem_bits) // (chip_words * chip_bits)", "所需芯片数")
         else:
-            size, unit = _alternative(memory_bytes, 2)
+            size, unit = alternative(memory_bytes, 2)
             total = value(size, unit, SIZE) * 8
             if (value(size, unit, SIZE) * 8) % chip_total or 8 % int(chip_bits) and int(chip_bits) % 8:
                 return None
@@ -195,7 +188,6 @@ class ChipCount(Rule):
         return p.source()
 
 
-FREQUENCY = {"GHz": ("GHz", "1000000000"), "MHz": ("MHz", "1000000"), "kHz": ("kHz", "1000"), "Hz": ("Hz", "")}
 # an instruction count: 2×10^8条, 10^6条, 5000条, 100万条
 COUNT = (r"(?:(\d+(?:\.\d+)?)\s*[×xX*]\s*)?10\s*\^\s*(\d+)\s*条|(?<![\d^.])(\d+)\s*条"
          r"|(?<![\d^.])(\d+(?:\.\d+)?)\s*万\s*条")  # 100万条: 万 is the unit constant 10000
@@ -296,7 +288,7 @@ class BusBandwidth(Rule):
         if width is None or (freq is None) == (period is None) or (cycles is None) == (times is None):
             return None
         count = chinese_number(next(g for g in (cycles or times).groups() if g is not None))
-        width_number, width_unit = _alternative(width, 2)
+        width_number, width_unit = alternative(width, 2)
         if count is None or count == "0":
             return None
         p = Program()

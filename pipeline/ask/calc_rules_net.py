@@ -7,7 +7,18 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import NUM, TIME_NS, TIME_UNIT, Program, Rule, literal, power_of_two, unique, value
+from pipeline.ask.calc_text import (
+    FREQUENCY,
+    NUM,
+    TIME_NS,
+    TIME_UNIT,
+    Program,
+    Rule,
+    literal,
+    power_of_two,
+    unique,
+    value,
+)
 
 FRAME = {"B": ("B", "8"), "字节": ("B", "8"), "bit": ("bit", ""), "比特": ("bit", ""), "位": ("bit", "")}
 RATE = {**{u: ("Gb/s", "1000000000") for u in ("Gb/s", "Gbps", "Gbit/s")},
@@ -16,7 +27,6 @@ RATE = {**{u: ("Gb/s", "1000000000") for u in ("Gb/s", "Gbps", "Gbit/s")},
         **{u: ("b/s", "") for u in ("b/s", "bps", "bit/s")}}
 DISTANCE = {"km": ("km", "1000"), "千米": ("km", "1000"), "公里": ("km", "1000"), "m": ("m", ""), "米": ("m", "")}
 SPEED = {"m/s": ("m/s", ""), "米/秒": ("m/s", ""), "km/s": ("km/s", "1000")}
-FREQUENCY = {"Hz": ("Hz", ""), "kHz": ("kHz", "1000"), "KHz": ("kHz", "1000"), "MHz": ("MHz", "1000000")}
 RATE_UNIT = r"(Gb/s|Gbps|Gbit/s|Mb/s|Mbps|Mbit/s|kb/s|Kb/s|kbps|Kbps|kbit/s|b/s|bps|bit/s)"
 BANDWIDTH = rf"带宽(?:为|是)?\s*{NUM}\s*(kHz|KHz|MHz|Hz)"
 
@@ -34,6 +44,19 @@ def _rate_result(p: Program, expression: str, bandwidth_unit: str) -> None:
                {"kHz": "kb/s", "MHz": "Mb/s"}[shown])
     else:
         p.line("answer", f"round({expression}, {RATE_DECIMALS})", "最大数据传输速率", "b/s")
+
+
+def _propagation_speed(p: Program, speed: re.Match) -> None:
+    """``speed`` (a match of ``FrameDelay._SPEED``: 2×10^8m/s, 200000km/s) as the step ``speed`` in m/s."""
+    if speed.group(1):
+        number, exponent, unit = speed.groups()[:3]
+        if unit == "km/s":
+            p.line("speed_kmps", f"{number} * 10 ** {int(exponent)}", "传播速率", "km/s")
+            p.line("speed", "speed_kmps * 1000", "传播速率", "m/s")
+        else:
+            p.line("speed", f"{number} * 10 ** {int(exponent)}", "传播速率", "m/s")
+    else:
+        p.in_base("speed", speed.group(4), speed.group(5), SPEED, "传播速率", "m/s")
 
 
 class FrameDelay(Rule):
@@ -73,14 +96,7 @@ class FrameDelay(Rule):
         p.in_base("frame", length, length_unit, FRAME, "帧长", "bit")
         p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")
         p.in_base("dist", distance.group(1), distance.group(2), DISTANCE, "链路长度", "m")
-        if speed.group(1):
-            if speed_unit == "km/s":
-                p.line("speed_kmps", f"{number} * 10 ** {int(exponent)}", "传播速率", "km/s")
-                p.line("speed", "speed_kmps * 1000", "传播速率", "m/s")
-            else:
-                p.line("speed", f"{number} * 10 ** {int(exponent)}", "传播速率", "m/s")
-        else:
-            p.in_base("speed", number, speed_unit, SPEED, "传播速率", "m/s")
+        _propagation_speed(p, speed)
         p.line("transmit", f"frame / rate * {scale}", "发送时延", unit)
         p.line("propagate", f"dist / speed * {scale}", "传播时延", unit)
         p.line("answer", "transmit + propagate", "总时延", unit)
@@ -284,15 +300,7 @@ class MinFrameLength(Rule):
             p.line("period", "2 * delay / 1000000000" if tau else "delay / 1000000000", "争用期", "s")
         else:
             p.in_base("dist", distance.group(1), distance.group(2), DISTANCE, "链路长度", "m")
-            if speed.group(1):
-                number, exponent, speed_unit = speed.groups()[:3]
-                if speed_unit == "km/s":
-                    p.line("speed_kmps", f"{number} * 10 ** {int(exponent)}", "传播速率", "km/s")
-                    p.line("speed", "speed_kmps * 1000", "传播速率", "m/s")
-                else:
-                    p.line("speed", f"{number} * 10 ** {int(exponent)}", "传播速率", "m/s")
-            else:
-                p.in_base("speed", speed.group(4), speed.group(5), SPEED, "传播速率", "m/s")
+            _propagation_speed(p, speed)
             p.line("period", "2 * dist / speed", "争用期", "s")
         if re.search(r"多少\s*(?:字节|B)(?![A-Za-z/])|(?:字节|B)为单位", q):
             p.line("bits", "period * rate", "最短帧长", "bit")

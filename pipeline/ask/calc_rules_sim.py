@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import Program, Rule, chinese_number, literal, unique
+from pipeline.ask.calc_text import Program, Rule, alternative, chinese_number, literal, unique
 
 _SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}")  # a page reference string: 5 numbers or more
 _WEIGHTS = re.compile(r"\d+(?:\.\d+)?(?:\s*[,，、]\s*\d+(?:\.\d+)?)+")
@@ -314,12 +314,6 @@ _SCHEDULE_ASKS = [("avg_weighted_turnaround", re.compile(r"平均带权周转时
                   ("avg_waiting", re.compile(r"平均等待时间"), "平均等待时间")]
 
 
-def _alternative3(m: re.Match) -> tuple[str, str, str]:
-    """(job number, arrival, run time) of whichever form of ``Scheduling._PAIR`` matched."""
-    g = m.groups()
-    return g[:3] if g[0] is not None else g[3:6]
-
-
 class Scheduling(Rule):
     """平均周转时间, 平均带权周转时间 or 平均等待时间 of FCFS, SJF or HRRN, non-preemptive (scheduling.py):
     one policy named; the run times as one list (``运行时间分别为5、3、1``) or one pair a job
@@ -347,7 +341,7 @@ class Scheduling(Rule):
             return None
         if re.search(r"(?<!非)(?<!不可)(?<!不)抢占|剩余时间|SRTF|时间片|(?<![A-Za-z])RR(?![A-Za-z])|轮转|优先级|优先数|I/O|\d:\d|\d：\d|多道|内存", q, re.I):
             return None
-        pairs = [_alternative3(m) for m in re.finditer(self._PAIR, q)]
+        pairs = [alternative(m, 3) for m in re.finditer(self._PAIR, q)]  # (job, arrival, run time)
         arrivals_m, bursts_m = unique(self._ARRIVALS, q), unique(self._BURSTS, q)
         if pairs:
             if arrivals_m or bursts_m or [int(n) for n, _, _ in pairs] != list(range(1, len(pairs) + 1)):

@@ -31,6 +31,8 @@ SIZE_UNIT = r"(KB|MB|GB|K|M|G|B|字节)(?![A-Za-z/])"
 TIME_NS = {"ns": ("ns", ""), "μs": ("μs", "1000"), "us": ("μs", "1000"), "ms": ("ms", "1000000"),
            "s": ("s", "1000000000")}
 TIME_UNIT = r"(ns|μs|us|ms)(?![A-Za-z/])"
+FREQUENCY = {"Hz": ("Hz", ""), "kHz": ("kHz", "1000"), "KHz": ("kHz", "1000"), "MHz": ("MHz", "1000000"),
+             "GHz": ("GHz", "1000000000")}
 # the units a label may end with: shown after the value
 UNITS = frozenset({"B", "KB", "MB", "GB", "bit", "ns", "μs", "ms", "s", "m", "km", "m/s", "km/s", "b/s", "kb/s",
                    "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "MB/s", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒", "级"})
@@ -89,6 +91,16 @@ def in_clause(q: str, names: str, value: str, *, without: str = "") -> Optional[
     if not found or len({_stated(m) for m in found}) != 1:
         return None
     return found[0]
+
+
+def alternative(m: re.Match, width: int) -> tuple[str, ...]:
+    """The groups of the alternative that matched, in a pattern of alternatives ``width`` groups each
+    (``1K×4位的芯片`` or ``芯片规格为1K×4位``: the same three data either way)."""
+    groups = m.groups()
+    for start in range(0, len(groups), width):
+        if groups[start] is not None:
+            return groups[start:start + width]
+    raise ValueError("no alternative matched")
 
 
 def literal(number: str) -> str:

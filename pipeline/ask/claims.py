@@ -45,6 +45,7 @@ import yaml
 
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
+from pipeline.ask.calculate import given_numbers
 from pipeline.ask.question import Asked, asked_of, question_kind
 from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
 from pipeline.ask.names import NameRules, Namer, masked, namer
@@ -151,6 +152,7 @@ class Evidence:
     namer: Optional[Namer] = None  # the names of the rules (entities, polarity)
     rules: Optional["ClaimRules"] = None
     _facts: Optional[Facts] = None
+    _calculation: Optional[tuple] = None  # calculation_inputs(), () when the question is no calculation
     side_facts: Optional[list] = None  # what the passages say of each contrasted thing (entities.check_side_facts)
 
     @classmethod
@@ -172,6 +174,17 @@ class Evidence:
         ev.namer = namer(rules.names)
         ev.rules = rules
         return ev
+
+    def calculation_inputs(self) -> Optional[tuple[list[str], list[str]]]:
+        """(the passages squashed, the numbers the question gives) when it is a calculation question,
+        else None; worked out once per answer, not per sentence."""
+        if self._calculation is None:
+            asked = asked_of(self.question)
+            if (asked.kind or question_kind(asked.norm)) != "calculation":
+                self._calculation = ()
+            else:
+                self._calculation = ([_squash(normalise(h.text)) for h in self.hits], given_numbers(asked))
+        return self._calculation or None
 
     @property
     def question_names(self) -> set[str]:
@@ -230,12 +243,8 @@ def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
 def check_example_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
     """A calculation question with its own data: a result only another worked example gives is not
     this question's (``numbers.check_example_numbers``)."""
-    asked = asked_of(ev.question)
-    if (asked.kind or question_kind(asked.norm)) != "calculation":
-        return None
-    from pipeline.ask.calculate import given_numbers  # the calculation path imports the claims: import late
-    return numbers.check_example_numbers(sentence, [_squash(normalise(h.text)) for h in ev.hits],
-                                         given_numbers(asked), rules.numbers)
+    inputs = ev.calculation_inputs()
+    return numbers.check_example_numbers(sentence, inputs[0], inputs[1], rules.numbers) if inputs else None
 
 
 # a Latin name of two or more letters, not a unit right after a number ("64KB", "51.2 μs")
