@@ -8,12 +8,14 @@ never tries to download its default model. Telemetry is off.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
+import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, TypeVar
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     import numpy as np
 
+T = TypeVar("T")
 DEFAULT_HNSW: dict[str, Any] = {"space": "cosine"}
 HNSW_KEYS = (
     "space", "ef_construction", "ef_search", "max_neighbors",
@@ -29,6 +31,12 @@ _ALIASES = {
 # Settings Chroma lets us change on an existing collection.
 _MUTABLE = ("ef_search", "num_threads", "batch_size", "sync_threshold", "resize_factor")
 _PAGE = 10_000
+# Chroma's own background work on the embedded SQLite file can make a write meet
+# "database is locked" (SQLITE_BUSY raised at once, not waited out): try again a few
+# times, 0.05 s doubling to 1 s, about 4 s in all, then give the error.
+BUSY_ATTEMPTS = 8
+BUSY_FIRST_WAIT_S = 0.05
+BUSY_MAX_WAIT_S = 1.0
 
 
 def _settings():
@@ -63,6 +71,25 @@ def _clean_metadata(meta: Optional[dict]) -> Optional[dict]:
     # Chroma rejects empty dicts and None values.
     meta = {k: v for k, v in (meta or {}).items() if v is not None}
     return meta or None
+
+
+def _is_busy(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "database is locked" in text or "(code: 5)" in text
+
+
+def retry_busy(call: Callable[[], T], sleep: Callable[[float], None] = time.sleep) -> T:
+    """Run a Chroma write, again after a short wait while SQLite says the file is locked."""
+    wait = BUSY_FIRST_WAIT_S
+    for attempt in range(1, BUSY_ATTEMPTS + 1):
+        try:
+            return call()
+        except Exception as exc:  # chromadb.errors.InternalError; its class moved between releases
+            if attempt == BUSY_ATTEMPTS or not _is_busy(exc):
+                raise
+            sleep(wait)
+            wait = min(wait * 2, BUSY_MAX_WAIT_S)
+    raise AssertionError("unreachable")
 
 
 class VectorStore:
@@ -115,7 +142,7 @@ class VectorStore:
         # get_or_create ignores the configuration of an existing collection: apply what may change
         changed = {k: cfg[k] for k in _MUTABLE if k in cfg and current.get(k) != cfg[k]}
         if changed and current:
-            coll.modify(configuration={"hnsw": changed})
+            retry_busy(lambda: coll.modify(configuration={"hnsw": changed}))
         return cls(client, coll)
 
     @property
@@ -147,13 +174,15 @@ class VectorStore:
             metas = None
             if metadatas is not None:
                 metas = [_clean_metadata(m) for m in metadatas[start:end]]
-            self.collection.upsert(ids=list(ids[start:end]), embeddings=vectors[start:end], metadatas=metas)
+            batch_ids, batch_vectors = list(ids[start:end]), vectors[start:end]
+            retry_busy(lambda: self.collection.upsert(ids=batch_ids, embeddings=batch_vectors, metadatas=metas))
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
         batch = self.client.get_max_batch_size()
         for start in range(0, len(ids), batch):
-            self.collection.delete(ids=ids[start : start + batch])
+            chunk = ids[start : start + batch]
+            retry_busy(lambda: self.collection.delete(ids=chunk))
 
     def query(self, vector: "np.ndarray", top_n: int, where: Optional[dict] = None,
               ids: Optional[Sequence[str]] = None) -> list[tuple[str, float]]:

@@ -161,3 +161,46 @@ def test_server_round_trip(tmp_path, loopback_only):
             proc.kill()
             proc.wait(timeout=30)
         log.close()
+
+
+class _Locked(Exception):
+    """What chromadb's Rust bindings raise when SQLite answers SQLITE_BUSY at once."""
+
+
+def test_retry_busy_waits_out_a_locked_file():
+    from pipeline.index.vector import BUSY_ATTEMPTS, retry_busy
+
+    calls, waits = [], []
+
+    def write():
+        calls.append(1)
+        if len(calls) < 3:
+            raise _Locked("Database error: error returned from database: (code: 5) database is locked")
+        return "done"
+
+    assert retry_busy(write, sleep=waits.append) == "done"
+    assert len(calls) == 3 and waits == [0.05, 0.1]
+
+    calls.clear(), waits.clear()
+
+    def always_locked():
+        calls.append(1)
+        raise _Locked("database is locked")
+
+    with pytest.raises(_Locked):
+        retry_busy(always_locked, sleep=waits.append)
+    assert len(calls) == BUSY_ATTEMPTS and max(waits) == 1.0 and sum(waits) < 5
+
+
+def test_retry_busy_gives_other_errors_at_once():
+    from pipeline.index.vector import retry_busy
+
+    calls = []
+
+    def bad():
+        calls.append(1)
+        raise ValueError("Expected embeddings to be a list")
+
+    with pytest.raises(ValueError):
+        retry_busy(bad, sleep=lambda s: pytest.fail("no wait for a non-busy error"))
+    assert calls == [1]
