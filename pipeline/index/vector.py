@@ -127,12 +127,12 @@ class VectorStore:
         else:
             raise ValueError("VectorStore.open needs a path (embedded Chroma) or a url (Chroma server)")
         cfg = _hnsw_config(hnsw)
-        coll = client.get_or_create_collection(
+        coll = retry_busy(lambda: client.get_or_create_collection(
             collection,
             configuration={"hnsw": cfg},
             metadata=_clean_metadata(metadata),
             embedding_function=None,
-        )
+        ))
         current = (coll.configuration or {}).get("hnsw") or {}
         if current.get("space", "cosine") != "cosine":
             raise ValueError(
