@@ -45,7 +45,7 @@ import yaml
 
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
-from pipeline.ask.calculate import given_numbers
+from pipeline.ask.calculate import given_numbers, spelled_counts
 from pipeline.ask.question import Asked, asked_of, question_kind
 from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
 from pipeline.ask.names import NameRules, Namer, masked, namer
@@ -153,6 +153,7 @@ class Evidence:
     rules: Optional["ClaimRules"] = None
     _facts: Optional[Facts] = None
     _calculation: Optional[tuple] = None  # calculation_inputs(), () when the question is no calculation
+    _gives_numbers: Optional[bool] = None  # gives_numbers()
     side_facts: Optional[list] = None  # what the passages say of each contrasted thing (entities.check_side_facts)
 
     @classmethod
@@ -185,6 +186,13 @@ class Evidence:
             else:
                 self._calculation = ([_squash(normalise(h.text)) for h in self.hits], given_numbers(asked))
         return self._calculation or None
+
+    def gives_numbers(self) -> bool:
+        """Does the question give any number (past a year or 408) or spell a count (三个)? Once per answer."""
+        if self._gives_numbers is None:
+            asked = asked_of(self.question)
+            self._gives_numbers = bool(spelled_counts(asked)) or not numbers.only_years(given_numbers(asked))
+        return self._gives_numbers
 
     @property
     def question_names(self) -> set[str]:
@@ -242,7 +250,10 @@ def check_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[st
 
 def check_example_numbers(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
     """A calculation question with its own data: a result only another worked example gives is not
-    this question's (``numbers.check_example_numbers``)."""
+    this question's (``numbers.check_example_numbers``); a question with no numbers at all: arithmetic
+    over concrete numbers is some example's (``numbers.check_general_arithmetic``)."""
+    if not ev.gives_numbers():
+        return numbers.check_general_arithmetic(sentence, rules.numbers)
     inputs = ev.calculation_inputs()
     return numbers.check_example_numbers(sentence, inputs[0], inputs[1], rules.numbers) if inputs else None
 

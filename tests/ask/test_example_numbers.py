@@ -1,5 +1,6 @@
 """A calculation answer's number that only another worked example gives (pipeline/ask/numbers.py
-``check_example_numbers``, run by the claim check for calculation questions with their own data)."""
+``check_example_numbers``, run by the claim check for calculation questions with their own data), and
+arithmetic over concrete numbers in the answer to a question that gives none (``check_general_arithmetic``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from answer_helpers import make_hit
 
 from pipeline.ask.claims import check, load_rules
-from pipeline.ask.numbers import check_example_numbers
+from pipeline.ask.numbers import check_example_numbers, check_general_arithmetic
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -67,3 +68,33 @@ def test_a_worked_example_copied_word_for_word_into_another_calculation_fails():
     same = check("总线带宽=总线工作频率×总线宽度=132×4MB/s=528MB/s。[1]", hits,
                  "总线工作频率为132MHz，宽度4B，求总线带宽。")
     assert same[0].supported
+
+
+EXERCISE = ("例题 对于滑动窗口协议，若分组序号采用3比特编号，发送窗口大小为5，则接收窗口最大是()。解：B。选择重传协议中"
+            "滑动窗口数量为2^3=8，所以接收窗口最大为8-5=3。k位比特编号最大接受窗口为2^(k-1)，即一半。")
+
+
+@pytest.mark.parametrize("sentence", ["接收窗口为8-5=3。", "序号空间为2^3=8，接收窗口最大为8-5=3。",
+                                      "平均查找长度 = (1 + 2 + 3) / 3 = 2。"])
+def test_arithmetic_over_concrete_numbers_answers_some_example(sentence):
+    assert "a worked example's" in check_general_arithmetic(sentence, RULES)
+
+
+@pytest.mark.parametrize("sentence", ["最大接收窗口为2^(k-1)。", "1KB=1024B，所以页内偏移有10位。",
+                                      "选择重传协议的接收窗口大于1。", "ASL=(n+1)/2。"])
+def test_a_formula_a_conversion_or_a_plain_number_is_no_example(sentence):
+    assert check_general_arithmetic(sentence, RULES) is None
+
+
+def test_the_claim_check_applies_it_when_the_question_gives_no_numbers():
+    hits = [make_hit(1, EXERCISE)]
+    general = check("选择重传协议的接收窗口为8-5=3。[1]", hits, "选择重传协议的接收窗口是多少")
+    assert not general[0].supported and "8-5=3" in general[0].reason
+    copied = check("所以接收窗口最大为8-5=3。[1]", hits, "选择重传协议的接收窗口最大是多少？")
+    assert not copied[0].supported  # the exercise's own words, but not this question's answer
+    own = check("接收窗口最大为8-5=3。[1]", hits, "3比特编号、发送窗口为5时，选择重传协议的接收窗口最大是多少？")
+    assert own[0].supported, own[0].reason
+    spelled = check("接收窗口最大为8-5=3。[1]", hits, "序号用三个比特、发送窗口为五时，接收窗口最大是多少？")
+    assert spelled[0].supported, spelled[0].reason
+    paper = check("接收窗口为8-5=3。[1]", hits, "2009年408真题里选择重传协议的接收窗口是多少")
+    assert not paper[0].supported  # the year names the paper; it is no datum
