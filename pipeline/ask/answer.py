@@ -348,7 +348,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
                            core_shown=shown_core, source="grounded", contrast=table, conflicts=disclose(),
                            note="contrast table: answered from the material without the model"))
-    checker = claimcheck.Checker(hits, question, record=record, rules=rules, kind=kind)
+    # a weak record's letter is no answer to a question that shows no options: only a strong one's counts
+    checker = claimcheck.Checker(hits, question, record=record if strong else None, rules=rules, kind=kind)
     prompt = build_prompt(question, hits, keys, record, kind, cfg.max_context_chars)
     stream = _SentenceStream(checker, emit, cfg.unsupported or rules.unsupported, rules.mark, prompt.labels)
     t_llm = time.perf_counter()

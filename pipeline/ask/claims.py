@@ -215,11 +215,6 @@ class Evidence:
         return set()
 
 
-def _record_letters(text: str) -> set[str]:
-    m = re.search(r"^答案[:：]\s*([A-D](?:\s*[、,，和]\s*[A-D])*)\s*(?:[。.]\s*)?$", text, re.M)
-    return set(re.findall(r"[A-D]", m.group(1))) if m else set()
-
-
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
@@ -300,7 +295,9 @@ def check_transplant(sentence: str, ev: Evidence) -> Optional[str]:
     return f"transplanted: the passage says this, but not of {text[:m.start()]}"
 
 
-def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[Hit] = None) -> Optional[str]:
+def check_options(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    """An option letter must be the (strong) record's answer or one of the question's own options: a
+    weak record's options were never shown to a student who asked without them."""
     text = normalise(strip_citations(sentence))
     letters: set[str] = set()
     for p in rules.options.claim_patterns:
@@ -314,8 +311,6 @@ def check_options(sentence: str, ev: Evidence, rules: ClaimRules, hit: Optional[
     if ev.labels:
         bad = letters - ev.labels
         return f"option {''.join(sorted(bad))} is not an option of the question" if bad else None
-    if hit is not None and hit.kind == "question" and letters <= _record_letters(hit.text):
-        return None  # quoting the answer line of the record it stands on
     return f"option {''.join(sorted(letters))} not backed by a record's answer or the question's options"
 
 
@@ -552,7 +547,7 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
                 return Claim(text=strip_citations(sentence), supported=other is None, reason=other or "quoted",
                              citation=h.citation)
     reason_overlap, hit = check_overlap(sentence, citations, ev, rules)
-    reason = (check_options(sentence, ev, rules, hit) or check_numbers(sentence, ev, rules)
+    reason = (check_options(sentence, ev, rules) or check_numbers(sentence, ev, rules)
               or check_example_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
               or check_invented(sentence, ev) or check_transplant(sentence, ev)

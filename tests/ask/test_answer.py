@@ -127,6 +127,15 @@ def test_weak_record_leads_the_prompt_and_checks_the_letter():
     assert a.source in ("grounded", "refusal") and "选B" not in (a.answer or "")
 
 
+def test_a_weak_records_own_letter_is_no_answer_to_a_question_without_options():
+    """`选C` is the record's answer, but the student asked without options: C names nothing they saw."""
+    rec = _hit(1, RECORD, path=("2009年真题", "第25题"), kind="question", year=2009, number=25)
+    a = answer("8台打印机K个进程每个最多要3台，K最小多少会死锁", _good(rec), FakeLlm(["选C"]))
+    assert a.record is not None and not a.record.strong
+    assert not a.claims[0].supported and "option C" in a.claims[0].reason
+    assert "选C" not in (a.answer or "")
+
+
 def test_a_weak_choice_record_does_not_make_a_question_without_options_a_choice():
     rec = _hit(1, RECORD, path=("2009年真题", "第25题"), kind="question", year=2009, number=25)
     llm = FakeLlm(["K=4时每个进程分得2台后都在等第3台，发生死锁。"])
