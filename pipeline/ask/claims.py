@@ -46,6 +46,7 @@ import yaml
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
 from pipeline.ask.calculate import given_numbers, spelled_counts
+from pipeline.ask.causes import transplanted_cause
 from pipeline.ask.question import Asked, asked_of, question_kind
 from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
 from pipeline.ask.names import NameRules, Namer, masked, namer
@@ -98,10 +99,13 @@ class PolarityRules(StrictRules):
 
 class CauseRules(StrictRules):
     """A sentence giving a cause or purpose (``claim``) is backed only by a passage that gives one
-    (``passage``): facts a passage merely lists do not say why."""
+    (``passage``): facts a passage merely lists do not say why; and a reason copied from a passage
+    must be given there for the same thing (``said_share``/``effect_share``: pipeline/ask/causes.py)."""
 
     claim: Patterns = []
     passage: Patterns = []
+    said_share: float = 0.9
+    effect_share: float = 0.4
 
 
 class ClaimRules(StrictRules):
@@ -512,9 +516,10 @@ def window_overlap(sentence: str, g: set[str], passage: str, question_grams: set
     return best
 
 
-def check_cause(sentence: str, hit: Optional[Hit], rules: ClaimRules) -> Optional[str]:
+def check_cause(sentence: str, hit: Optional[Hit], hits: list[Hit], rules: ClaimRules) -> Optional[str]:
     """A cause or purpose the sentence gives ("两次握手不够是因为前两次握手消耗序号") that the passage backing
-    it does not give: its facts may be there, the "because" is the model's (``cause`` in the rules)."""
+    it does not give: its facts may be there, the "because" is the model's (``cause`` in the rules); or
+    one a passage gives for something else (``causes.transplanted_cause``)."""
     cause = rules.cause
     if hit is None or not cause.claim or not cause.passage:
         return None
@@ -523,9 +528,10 @@ def check_cause(sentence: str, hit: Optional[Hit], rules: ClaimRules) -> Optiona
     if said is None:
         return None
     passage = normalise(hit.text)
-    if any(compiled(p).search(passage) for p in cause.passage):
-        return None
-    return f"gives a cause ({said.group()}) the passage does not give"
+    if not any(compiled(p).search(passage) for p in cause.passage):
+        return f"gives a cause ({said.group()}) the passage does not give"
+    return transplanted_cause(sentence, [(" ".join(h.chapter_path), h.text) for h in hits], cause.claim,
+                              cause.said_share, cause.effect_share)
 
 
 def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
@@ -551,7 +557,7 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
               or check_example_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
               or check_invented(sentence, ev) or check_transplant(sentence, ev)
-              or check_attributes(sentence, ev, rules) or check_cause(sentence, hit, rules))
+              or check_attributes(sentence, ev, rules) or check_cause(sentence, hit, ev.hits, rules))
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)
 
