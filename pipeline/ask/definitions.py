@@ -29,9 +29,11 @@ _QUOTE = "“”\"'‘’「」『』《》"
 _ASKS = [re.compile(r"^(?:请问|请解释一下?|解释一下)?(?:什么是|什么叫做?|何为|何谓|啥是)(?P<t>[^，,。？?]+?)[？?。！!]*$"),
          re.compile(r"^(?:请问)?(?:所谓)?(?P<t>[^，,。？?]+?)(?:到底|究竟)?(?:是什么(?:意思|东西)?|指的?是什么|是指什么|指什么|"
                     r"的(?:定义|概念|含义)(?:是什么)?|是啥|什么意思)[？?。！!]*$")]
-_NOT_A_TERM = re.compile(r"和|与|及|跟|同|区别|不同|作用|特点|原因|为什么|怎么|如何|哪|几|多少|\d")
+_NOT_A_TERM = re.compile(r"和|与|及|跟|同|区别|不同|作用|特点|原因|为什么|怎么|如何|哪|几|多少|\d|^(?:里面|里边|它|其|这|那)")
 _BULLET = re.compile(r"^\s*(?:[-+*>•·#]\s*|[(（]?\d{1,2}[)）.、．]\s*|【[^】]{0,12}】\s*)+")
 _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
+_QUOTED = re.compile(r"[“\"‘'「『《]([^”\"’'」』》]{2,16})[”\"’'」』》]")
+_SUB_QUESTION = re.compile(r"(?<=[？?！!。，,；;])")
 _AFTER_LEADING = re.compile(r"^(?:是指|是一种|是一个|是|指的是|指|即|就是|也称|又称|[:：])")
 _DEFINITION_HEAD = re.compile(r"定义|概念|含义|是什么")
 _TABLE_ROW = re.compile(r"[:：][^；;。]{1,60}[；;][^；;。：:]{1,20}[:：]")
@@ -43,13 +45,30 @@ _NAMING = r"(?:称为|称作|称之为|被称为|叫做|叫作|就是|即为|即
 
 def asked_term(question: str) -> Optional[str]:
     """The term a question asks the definition of (`什么是死锁？` → 死锁), or None: several terms, a
-    contrast, a purpose or a quantity are not definition questions."""
+    contrast, a purpose or a quantity are not definition questions. The whole question first, then its
+    opening sub-question when no other asks one (`原语是什么？操作系统靠什么…` → 原语;
+    `快表是什么东西，里面存的是什么` → 快表)."""
     q = normalise(question).strip()
+    whole = _term_asked(q)
+    if whole:
+        return whole
+    # only the opening sub-question: a definition asked after the scene (`…SCAN：磁头…，访问序列是什么`)
+    # names a description, not a term; and two asked (进程是什么，线程是什么) are no one definition
+    parts = [p.strip().rstrip("，,；;").strip() for p in _SUB_QUESTION.split(q) if p.strip()]
+    first = _term_asked(parts[0]) if len(parts) > 1 else None
+    return first if first and not any(_term_asked(p) for p in parts[1:]) else None
+
+
+def _term_asked(q: str) -> Optional[str]:
     for pattern in _ASKS:
         m = pattern.match(q)
         if not m:
             continue
-        term = m.group("t").strip().strip(_QUOTE).strip()
+        term = m.group("t").strip()
+        quoted = _QUOTED.search(term)
+        if quoted:  # 线索二叉树里说的“线索” → 线索: the quotes mark the term, the rest is where it is used
+            term = quoted.group(1)
+        term = _PAREN.sub("", term).strip().strip(_QUOTE).strip()  # 快表（TLB） → 快表
         term = re.sub(r"^(?:一下|下|所谓)", "", term)
         if MIN_TERM <= len(term) <= MAX_TERM and not _NOT_A_TERM.search(term):
             return term

@@ -28,6 +28,11 @@ from tests.conftest import ingest_notes
     ("TCP首部最少是多少字节？", None),
     ("什么是", None),
     ("为什么需要快表？", None),
+    ("线索二叉树里说的“线索”指的是什么？", "线索"),  # the quotes mark the term, the rest is where it is used
+    ("快表（TLB）是什么东西，里面存的是什么？", "快表"),  # the opening sub-question; a name in parentheses
+    ("管程是什么？多个进程能不能同时在管程里执行？", "管程"),
+    ("进程是什么，线程是什么？", None),  # two definitions asked: no one term
+    ("某磁盘请求队列为98、183，SCAN的访问序列是什么？", None),  # asked after the scene: a description
 ])
 def test_the_term_a_question_asks_to_define(question, term):
     assert asked_term(question) == term
