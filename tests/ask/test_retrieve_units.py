@@ -75,6 +75,17 @@ def test_spoken_fillers_are_not_an_unknown_topic():
     assert query_coverage("快表是什么东西，里面存的是什么？", vocab, passages) == query_coverage("快表存的是什么？", vocab, passages)
 
 
+def test_colloquial_question_words_are_not_an_unknown_topic():
+    """"程序和进程到底有啥区别" was refused: 啥 (什么) and 各 (各有什么) read as topics no passage names."""
+    from pipeline.ask.retrieve import query_coverage
+
+    vocab = {"程序", "进程", "区别", "顺序", "存储", "链式"}
+    passages = ["进程和程序的根本区别在于其动态性。", "顺序存储可以随机存取，链式存储插入删除不需要移动元素。"]
+    assert query_coverage("程序和进程到底有啥区别？", vocab, passages) == 1.0
+    assert query_coverage("顺序存储和链式存储各有啥优点？咋用？", vocab, passages) == \
+        query_coverage("顺序存储和链式存储有什么优点？用？", vocab, passages)
+
+
 def test_a_latin_led_name_found_as_written_is_covered_and_the_ask_is_no_topic():
     """"B树与B+树有何不同": the tokenizer splits B树 into b + 树 (a lone character never counts), and
     不同 is what is asked, not a topic the passage must name; the B树 passage covers the whole question."""
