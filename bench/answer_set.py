@@ -5,6 +5,7 @@
     python -m bench answer_set --kinds contrast concept --limit 5
     python -m bench answer_set --set bench/data/calc_heldout.jsonl --no-llm  # held-out set: never use it to tune rules
     python -m bench answer_set --set bench/data/terms_set.jsonl  # 什么是X questions (and a few others), keys written first
+    python -m bench answer_set --set bench/data/concept_heldout.jsonl  # why/what/purpose questions by another hand
 
 The questions (bench/data/answers_set.jsonl) are beyond the record: no past-paper question answers them
 directly, and none repeats a dev question. Each is asked through ``QueryService.ask`` (what the CLI and

@@ -32,6 +32,7 @@ SET_FILE = Path(__file__).resolve().parents[1] / "data" / "answers_set.jsonl"
 HELDOUT_FILE = SET_FILE.with_name("calc_heldout.jsonl")  # calculations and contrasts: never tune rules on it
 TRAITS_FILE = SET_FILE.with_name("traits_set.jsonl")  # one thing's 特点 (answered from a table: attributes.py)
 TERMS_FILE = SET_FILE.with_name("terms_set.jsonl")  # 什么是X and short contrasts/calculations, written before any run
+CONCEPTS_FILE = SET_FILE.with_name("concept_heldout.jsonl")  # why/what/purpose questions by another hand (issue 23)
 # the eval material: ../shared/eval from the repo root (a git worktree elsewhere sets BENCH_EVAL_DIR)
 EVAL_DIR = Path(os.environ.get("BENCH_EVAL_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "eval")
 

@@ -19,6 +19,7 @@ ROWS = keys.load_set()
 HELDOUT = keys.load_set(keys.HELDOUT_FILE)
 TRAITS = keys.load_set(keys.TRAITS_FILE)
 TERMS = keys.load_set(keys.TERMS_FILE)
+CONCEPTS = keys.load_set(keys.CONCEPTS_FILE)
 
 
 def test_the_set_has_its_shape():
@@ -54,6 +55,18 @@ def test_the_terms_set_has_its_shape_and_is_unlike_our_other_sets():
     assert keys.schema_problems(TERMS, dev, balanced=False, our_questions=ours) == []
     assert len(TERMS) >= 25 and sum(r["kind"] == "concept" for r in TERMS) >= 15
     assert all(r["id"].startswith("d") for r in TERMS)
+
+
+def test_the_concept_set_has_its_shape_and_is_unlike_our_other_sets():
+    """Why/what/purpose questions written by another hand, keys checked against the corpus before any run:
+    no data to compute with, six a subject, unlike every other set of ours."""
+    dev = [q["question"] for q in keys.load_set(DEV)] if DEV.is_file() else []
+    ours = [r["question"] for r in ROWS + HELDOUT + TRAITS + TERMS]
+    assert keys.schema_problems(CONCEPTS, dev, balanced=False, our_questions=ours) == []
+    assert len(CONCEPTS) == 24 and {r["kind"] for r in CONCEPTS} == {"concept"}
+    assert {s: sum(r["subject"] == s for r in CONCEPTS) for s in ("DS", "CO", "OS", "CN")} == dict.fromkeys(
+        ("DS", "CO", "OS", "CN"), 6)
+    assert all(r["id"].startswith("c") and not any(ch.isdigit() for ch in r["question"]) for r in CONCEPTS)
 
 
 def _row(**over):
@@ -98,7 +111,7 @@ def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tm
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no eval corpus at {CORPUS}")
 def test_every_evidence_passage_is_in_the_corpus():
-    assert keys.evidence_problems(ROWS + HELDOUT + TRAITS + TERMS, CORPUS) == []
+    assert keys.evidence_problems(ROWS + HELDOUT + TRAITS + TERMS + CONCEPTS, CORPUS) == []
 
 
 def test_the_runner_scores_the_sample_without_the_llm(sample_data, tmp_path, capsys):
