@@ -18,6 +18,7 @@ and whitespace. A dot joins two digit runs once per number, so in ``1.2.3=x`` th
 from __future__ import annotations
 
 import operator
+import re
 import sys
 from typing import Iterator, Optional
 
@@ -214,3 +215,16 @@ def evaluate(expr: str) -> Optional[float]:
     except (ZeroDivisionError, OverflowError):
         return None
     return values[0] if len(values) == 1 else None
+
+
+_NUMBER_OPERAND = re.compile(r"\d+(?:\.\d+)?")
+
+
+def worked_computation(text: str, equals: str = EQUALS) -> Optional[tuple[str, str]]:
+    """The first ``expression = result`` over two or more concrete numbers that evaluates (`8-5=3`,
+    `2^3=8`): a worked example's arithmetic. A conversion (`1KB=1024B`) or a formula over letters
+    (`ASL=(n+1)/2`) is none. None when there is none."""
+    for expr, result in computations(text, equals):
+        if len(_NUMBER_OPERAND.findall(expr)) >= 2 and evaluate(expr) is not None:
+            return expr.strip(), result
+    return None

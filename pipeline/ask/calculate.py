@@ -113,6 +113,15 @@ def given_numbers(question: "str | Asked") -> list[str]:
     return _NUMBER.findall(text)
 
 
+_YEAR_OR_EXAM = re.compile(r"^(?:19|20)\d\d$|^408$")
+
+
+def gives_numbers(question: "str | Asked") -> bool:
+    """Does the question give a number of its own (not the paper it names: 2009年, 408) or spell a
+    count (三个)? One that gives none asks about the general case, not a worked example."""
+    return bool(spelled_counts(question)) or any(not _YEAR_OR_EXAM.match(n) for n in given_numbers(question))
+
+
 def ruled_program(question: str) -> Optional[str]:
     """The program of a question a rule of :mod:`pipeline.ask.calc_rules` recognises; None otherwise."""
     found = ruled(question)

@@ -45,7 +45,7 @@ import yaml
 
 from pipeline.ask import numbers
 from pipeline.ask.numbers import NumberRules
-from pipeline.ask.calculate import given_numbers, spelled_counts
+from pipeline.ask.calculate import given_numbers, gives_numbers
 from pipeline.ask.causes import transplanted_cause
 from pipeline.ask.question import Asked, asked_of, question_kind
 from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
@@ -194,8 +194,7 @@ class Evidence:
     def gives_numbers(self) -> bool:
         """Does the question give any number (past a year or 408) or spell a count (三个)? Once per answer."""
         if self._gives_numbers is None:
-            asked = asked_of(self.question)
-            self._gives_numbers = bool(spelled_counts(asked)) or not numbers.only_years(given_numbers(asked))
+            self._gives_numbers = gives_numbers(asked_of(self.question))
         return self._gives_numbers
 
     @property

@@ -7,8 +7,9 @@ that names no subject of its own, "目的是：…", also counts its heading's w
 times a rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
 passages), times factors: a penalty for sentences that ask (exercise text) and for outlines of headings
 (a syllabus), a bonus for the sentence that defines the asked term ("X是什么") or says what a thing is
-for ("有什么用", "目的"), a bonus for a passage whose heading is the question's subject, and a penalty
-for the 答案 line of a past-paper question the student did not ask about. A heading or an announcement
+for ("有什么用", "目的"), a bonus for a passage whose heading is the question's subject, a penalty
+for the 答案 line of a past-paper question the student did not ask about, and one for an exercise's
+arithmetic (`8-5=3`) when the question gives no numbers. A heading or an announcement
 ("区别如下：") is joined to the sentence after it, a question or announcement followed by a numbered
 list to the whole list; sentences over ``LONG_SENTENCE`` chars are trimmed for display. A past-paper
 record offers its answer (with the chosen option's text) and analysis, not its stem. With the index
@@ -24,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pipeline.ask.arithmetic import worked_computation
+from pipeline.ask.calculate import gives_numbers
 from pipeline.ask.definitions import defines
 from pipeline.ask.question import FOCUS_WEIGHT, Asked, asked_of, question_terms  # noqa: F401  (re-exported)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
@@ -48,6 +51,7 @@ HEADING_WEIGHT = 0.5  # a sentence that names no subject ("目的是：缩短指
 # "指令寻址方式") takes it from its heading: question words found only there count half
 PURPOSE_FACTOR = 1.5  # "有什么用 / 目的": a sentence saying what something is for (用于…, 为了…, 目的是…)
 OTHER_RECORD_FACTOR = 0.5  # the answer line of a past-paper question the student did not ask about
+EXAMPLE_FACTOR = 0.5  # a question giving no numbers asks the general case: an exercise's working (…为8-5=3)
 LIST_CHARS = 320  # a question or announcement followed by a numbered list keeps the list, up to this
 _ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[)）]\s*[。.]?$")  # ends as a question or a blank
 _ASKED = re.compile(r"[?？]$")
@@ -267,6 +271,7 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
     question = asked_of(question)
     defining = bool(_ASKS_DEFINITION.search(question))
     purpose = bool(_ASKS_PURPOSE.search(question))
+    general = not gives_numbers(question)
     total = sum(terms.values())
     pool = []
     for s, h in candidates(hits):
@@ -281,6 +286,8 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
             rank_w *= TITLE_FACTOR
         if h.kind == "question" and s.startswith("答案：") and not asks_about_record(question, h):
             rank_w *= OTHER_RECORD_FACTOR  # its analysis may state general facts; its answer answers it alone
+        if general and worked_computation(s):
+            rank_w *= EXAMPLE_FACTOR  # 所以接收窗口最大为8-5=3 answers that exercise, not 接收窗口是多少
         if novelty(s, question) < MIN_NOVELTY:
             rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
         own = frozenset(coverage(terms, s)[1])

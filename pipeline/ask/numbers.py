@@ -20,7 +20,7 @@ from typing import Optional
 
 from pydantic import field_validator
 
-from pipeline.ask.arithmetic import EQUALS, OPERATORS, computations, evaluate
+from pipeline.ask.arithmetic import EQUALS, OPERATORS, computations, evaluate, worked_computation
 from pipeline.ask.sentences import PURE_FUNCTION, grams, normalise, strip_citations
 from pipeline.rulefiles import StrictRules, check_patterns, compiled
 
@@ -311,21 +311,15 @@ def check_example_numbers(sentence: str, passages: list[str], data: list[str], n
     return None
 
 
-def only_years(data: list[str]) -> bool:
-    """No number of the question's own: none, or only the paper it names (2009年, 408)."""
-    return all(_YEAR_OR_EXAM.match(d) for d in data)
-
-
 def check_general_arithmetic(sentence: str, nr: NumberRules) -> Optional[str]:
-    """For a question that gives no numbers (:func:`only_years`, no spelled count; the caller knows): it
+    """For a question that gives no numbers (``calculate.gives_numbers``; the caller knows): it
     asks about the general case, so a sentence working out arithmetic over concrete numbers
     (`接收窗口为8-5=3`, from an exercise with 3-bit numbers and a send window of 5) answers some worked
     example, not this question. A conversion of one quantity (`1KB=1024B`) has one operand and is no
     computation. None when it holds."""
-    text = compiled(nr.enumerators, re.M).sub("", normalise(strip_citations(sentence)))
-    for expr, result in computations(text, nr.equals):
-        if len(_OPERAND.findall(expr)) >= 2 and evaluate(expr) is not None:
-            return f"arithmetic {expr.strip()}={result} on numbers the question does not give: a worked example's"
+    worked = worked_computation(compiled(nr.enumerators, re.M).sub("", normalise(strip_citations(sentence))), nr.equals)
+    if worked:
+        return f"arithmetic {worked[0]}={worked[1]} on numbers the question does not give: a worked example's"
     return None
 
 

@@ -76,6 +76,16 @@ def test_exercise_questions_are_not_answers():
     assert select("折半查找的时间复杂度是多少", hits)[0].chunk_id == "c2"
 
 
+def test_an_exercises_arithmetic_does_not_answer_a_question_without_numbers():
+    """Asked the general case, `所以接收窗口最大为8-5=3` answers that exercise (3-bit numbers, window 5)."""
+    exercise = "选择重传协议中序号用3比特时滑动窗口数量为2^3=8，所以选择重传协议的接收窗口最大为8-5=3。"
+    rule = "选择重传协议的接收窗口最大为序号空间的一半，即2^(n-1)。"
+    hits = [make_hit(1, exercise), make_hit(2, rule)]
+    assert select("选择重传协议的接收窗口最大是多少", hits)[0].chunk_id == "c2"
+    # with its own numbers the question is that exercise: the working is the answer
+    assert select("序号用3比特、发送窗口为5时，选择重传协议的接收窗口最大是多少", hits)[0].chunk_id == "c1"
+
+
 def test_a_record_offers_its_answer_with_the_option_text_not_its_stem():
     record = "2009年 第1题（单项选择题）\n栈的特点是什么\nA. 先进先出\nB. 后进先出\n答案：B\n解析：栈是后进先出的线性表。"
     sents = record_sentences(record)
