@@ -28,7 +28,7 @@ from typing import Optional
 from pipeline.ask.arithmetic import worked_computation
 from pipeline.ask.calculate import gives_numbers
 from pipeline.ask.definitions import defines
-from pipeline.ask.question import FOCUS_WEIGHT, Asked, asked_of, question_terms  # noqa: F401  (re-exported)
+from pipeline.ask.question import FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_terms  # noqa: F401  (re-exported)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
 from pipeline.ask.sentences import containment, content, grams, normalise, novelty, split_sentences
 from pipeline.models import Hit, KeySentence
@@ -66,7 +66,7 @@ _TABLE_ROW = re.compile(r"^[^；。\n]{1,30}；[^；。\n]{1,30}[：:]")  # 查�
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
 # "为什么要设置缓冲区" asks what the buffer is for, as "缓冲区有什么用" does (not why in general:
 # "为什么四次挥手要等2MSL" wants a reason, which a 目的/作用 sentence need not give)
-_ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|目的|用来干|干什么用|意义|"
+_ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|" + PURPOSE_WORD + r"|用来干|干什么用|意义|"
                            r"(?:为什么|为何)要[^，,。？?]{0,16}?(?:设置|引入|采用|使用|设立|增设|提供)")
 _STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用(?:是|为|[:：])|可将|把.{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
 _LIST_AFTER = re.compile(r"[？?：:]\s*[(（]?1[)）.、．].*[(（]?2[)）.、．]", re.S)

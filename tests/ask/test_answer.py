@@ -193,6 +193,17 @@ def test_llm_failure_propagates_with_the_partial_answer():
     ("邮件的发送和读取分别用什么协议", "other"),
     ("为什么虚拟存储器能比实际内存大", "reason"),
     ("页面抖动的原因是什么", "reason"),
+    # colloquial asks read as their plain forms
+    ("循环队列为啥要空出一个单元？", "reason"),
+    ("让权等待是啥意思？", "concept"),
+    ("TCP的快重传是咋回事？", "concept"),
+    ("ARP协议是干什么用的？", "concept"),
+    # 请求 is an OS term, not 求 (compute); a router choosing a route names no option letter;
+    # 目的地址 is a destination, not a purpose
+    ("请求分页系统中，缺页中断是怎样处理的", "other"),
+    ("磁盘调度的SSTF和SCAN，哪个可能让请求饿死？", "other"),
+    ("有好几条表项都能匹配目的地址时，路由器选哪一条？", "other"),
+    ("路由器收到分组后，怎样根据目的地址转发？", "other"),
 ])
 def test_question_kind(question, kind):
     assert question_kind(question) == kind
