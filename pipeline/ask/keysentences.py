@@ -7,7 +7,7 @@ that names no subject of its own, "目的是：…", also counts its heading's w
 times a rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
 passages), times factors: a penalty for sentences that ask (exercise text) and for outlines of headings
 (a syllabus), a bonus for the sentence that defines the asked term ("X是什么") or says what a thing is
-for ("有什么用", "目的"), a bonus for a passage whose heading is the question's subject, a penalty
+for ("有什么用", "目的") or gives a cause for a why-question, a bonus for a passage whose heading is the question's subject, a penalty
 for the 答案 line of a past-paper question the student did not ask about, and one for an exercise's
 arithmetic (`8-5=3`) when the question gives no numbers. A heading or an announcement
 ("区别如下：") is joined to the sentence after it, a question or announcement followed by a numbered
@@ -28,7 +28,8 @@ from typing import Optional
 from pipeline.ask.arithmetic import worked_computation
 from pipeline.ask.calculate import gives_numbers
 from pipeline.ask.definitions import defines
-from pipeline.ask.question import FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_terms  # noqa: F401  (re-exported)
+from pipeline.ask.question import (FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_kind,  # noqa: F401
+                                   question_terms)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
 from pipeline.ask.sentences import containment, content, grams, normalise, novelty, split_sentences
 from pipeline.models import Hit, KeySentence
@@ -50,6 +51,7 @@ HEADING_CHARS = 20  # a line this short without an end mark is a heading
 HEADING_WEIGHT = 0.5  # a sentence that names no subject ("目的是：缩短指令字长…" under the heading
 # "指令寻址方式") takes it from its heading: question words found only there count half
 PURPOSE_FACTOR = 1.5  # "有什么用 / 目的": a sentence saying what something is for (用于…, 为了…, 目的是…)
+REASON_FACTOR = 1.5  # "为什么…": a sentence giving a cause or purpose (因为…, 为提高…, 从而…)
 OTHER_RECORD_FACTOR = 0.5  # the answer line of a past-paper question the student did not ask about
 EXAMPLE_FACTOR = 0.5  # a question giving no numbers asks the general case: an exercise's working (…为8-5=3)
 LIST_CHARS = 320  # a question or announcement followed by a numbered list keeps the list, up to this
@@ -69,6 +71,10 @@ _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
 _ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|" + PURPOSE_WORD + r"|用来干|干什么用|意义|"
                            r"(?:为什么|为何)要[^，,。？?]{0,16}?(?:设置|引入|采用|使用|设立|增设|提供)")
 _STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用(?:是|为|[:：])|可将|把.{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
+# "为什么要进行规格化": a sentence giving a cause or purpose (为提高运算的精度，…采取规格化形式) answers it,
+# not one restating the question (非规格化浮点数需要进行规格化操作才能变成规格化浮点数)
+_STATES_CAUSE = re.compile(r"因为|由于|为了|(?<![成作称认以])为(?=提高|减少|降低|保证|避免|防止|实现|解决|便于|使|让)|"
+                           r"以便|以免|从而|因此|所以|导致|否则|目的|原因")
 _LIST_AFTER = re.compile(r"[？?：:]\s*[(（]?1[)）.、．].*[(（]?2[)）.、．]", re.S)
 _OUTLINE_MARK = re.compile(r"[(（]?[一二三四五六七八九十]{1,2}[)）、.．]|[(（]?\d{1,2}[)）.、．](?!\d)")
 # an attribute stated of the heading's subject: "目的是：…", "其特点：…", "优点：…"
@@ -271,6 +277,7 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
     question = asked_of(question)
     defining = bool(_ASKS_DEFINITION.search(question))
     purpose = bool(_ASKS_PURPOSE.search(question))
+    reason = question_kind(str(question)) == "reason"
     general = not gives_numbers(question)
     total = sum(terms.values())
     pool = []
@@ -282,6 +289,8 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
             rank_w *= DEFINITION_FACTOR
         if purpose and _STATES_PURPOSE.search(s):
             rank_w *= PURPOSE_FACTOR
+        elif reason and _STATES_CAUSE.search(s):
+            rank_w *= REASON_FACTOR
         if titled(h, question, terms):
             rank_w *= TITLE_FACTOR
         if h.kind == "question" and s.startswith("答案：") and not asks_about_record(question, h):

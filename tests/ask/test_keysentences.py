@@ -86,6 +86,15 @@ def test_an_exercises_arithmetic_does_not_answer_a_question_without_numbers():
     assert select("序号用3比特、发送窗口为5时，选择重传协议的接收窗口最大是多少", hits)[0].chunk_id == "c1"
 
 
+def test_a_why_question_prefers_the_sentence_giving_a_cause():
+    """`浮点数为什么要进行规格化`: the sentence restating it covers the question best, but says no why."""
+    hits = [make_hit(1, "非规格化浮点数需要进行规格化操作才能变成规格化浮点数。为提高运算的精度，需充分利用尾数的有效数位，"
+                        "所以浮点数通常采取规格化形式。", path=("浮点数", "规格化"))]
+    vocab = {"浮点数": 1, "浮点": 2, "规格化": 3, "进行": 4, "精度": 5, "尾数": 6}
+    assert "精度" in select("浮点数为什么要进行规格化？", hits, vocab=vocab)[0].text
+    assert select("浮点数怎样进行规格化？", hits, vocab=vocab)[0].text.startswith("非规格化")  # not a why-question
+
+
 def test_a_record_offers_its_answer_with_the_option_text_not_its_stem():
     record = "2009年 第1题（单项选择题）\n栈的特点是什么\nA. 先进先出\nB. 后进先出\n答案：B\n解析：栈是后进先出的线性表。"
     sents = record_sentences(record)
