@@ -185,7 +185,8 @@ def record_sentences(text: str) -> list[str]:
         letter = re.fullmatch(r"\s*([A-D])[。.]?\s*", answer)
         option = re.search(rf"^{letter.group(1)}[.．、]\s*(.+)$", text, re.M) if letter else None
         out.append(f"答案：{answer.strip()}" + (f"（{option.group(1).strip()}）" if option else ""))
-    return out + (split_sentences(analysis, semicolon=False) if analysis else [])
+    # the analysis as notes are read: "具体有以下几种情况：（1）…（3）若有多条匹配…最长前缀匹配" keeps its list
+    return out + (joined_sentences(analysis) if analysis else [])
 
 
 def is_outline(sentence: str) -> bool:

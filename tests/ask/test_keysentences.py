@@ -95,6 +95,16 @@ def test_a_why_question_prefers_the_sentence_giving_a_cause():
     assert select("浮点数怎样进行规格化？", hits, vocab=vocab)[0].text.startswith("非规格化")  # not a why-question
 
 
+def test_a_records_analysis_keeps_an_announced_list_whole():
+    """`具体有以下几种情况：（1）…（2）…`: the list is what answers, as in a note."""
+    record = ("2015年 第38题（单项选择题）\n路由器收到分组后按哪条路由转发\nA. S1\nB. S2\nC. S3\nD. S4\n答案：C\n"
+              "解析：路由器从分组中取出目的地址，在路由表中逐条检查，具体有以下几种情况：\n（1）只有一条路由记录匹配时，按它转发；\n"
+              "（2）有多条路由记录匹配时，按最长前缀匹配原则，选网络前缀最长的那条转发。")
+    hit = make_hit(1, record, kind="question", year=2015, number=38)
+    keys = select("有多条路由记录都匹配时，路由器选哪一条转发？", [hit])
+    assert "最长前缀匹配" in keys[0].text and keys[0].text.startswith("路由器从分组中取出目的地址")
+
+
 def test_a_record_offers_its_answer_with_the_option_text_not_its_stem():
     record = "2009年 第1题（单项选择题）\n栈的特点是什么\nA. 先进先出\nB. 后进先出\n答案：B\n解析：栈是后进先出的线性表。"
     sents = record_sentences(record)
