@@ -224,7 +224,11 @@ def worked_computation(text: str, equals: str = EQUALS) -> Optional[tuple[str, s
     """The first ``expression = result`` over two or more concrete numbers that evaluates (`8-5=3`,
     `2^3=8`): a worked example's arithmetic. A conversion (`1KB=1024B`) or a formula over letters
     (`ASL=(n+1)/2`) is none. None when there is none."""
+    previous = ""
     for expr, result in computations(text, equals):
+        if re.match(r"\s*[-+*/×÷^]", expr):  # a chain, `RTT=2×150=300`: go on from the last result
+            expr = previous + expr
         if len(_NUMBER_OPERAND.findall(expr)) >= 2 and evaluate(expr) is not None:
             return expr.strip(), result
+        previous = result
     return None

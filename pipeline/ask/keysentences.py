@@ -290,8 +290,8 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
             rank_w *= DEFINITION_FACTOR
         if purpose and _STATES_PURPOSE.search(s):
             rank_w *= PURPOSE_FACTOR
-        elif reason and _STATES_CAUSE.search(s):
-            rank_w *= REASON_FACTOR
+        elif reason and _STATES_CAUSE.search(s) and not worked_computation(s):
+            rank_w *= REASON_FACTOR  # (an exercise's working, 由于…所以…=300ms, gives no reason)
         if titled(h, question, terms):
             rank_w *= TITLE_FACTOR
         if h.kind == "question" and s.startswith("答案：") and not asks_about_record(question, h):

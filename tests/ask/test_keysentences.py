@@ -1,5 +1,6 @@
 """The grounded core: the sentences of the passages that cover the question, with citations."""
 
+import pytest
 from answer_helpers import make_hit
 
 from pipeline.ask.keysentences import _ASKS_PURPOSE, joined_sentences, record_sentences, select
@@ -93,6 +94,18 @@ def test_a_why_question_prefers_the_sentence_giving_a_cause():
     vocab = {"浮点数": 1, "浮点": 2, "规格化": 3, "进行": 4, "精度": 5, "尾数": 6}
     assert "精度" in select("浮点数为什么要进行规格化？", hits, vocab=vocab)[0].text
     assert select("浮点数怎样进行规格化？", hits, vocab=vocab)[0].text.startswith("非规格化")  # not a why-question
+
+
+def test_an_exercises_working_is_no_reason():
+    """`由于…所以…=300ms` has the cause words, but it works out an exercise: no why-answer, no bonus."""
+    from pipeline.ask.keysentences import REASON_FACTOR, scored_candidates
+    from pipeline.ask.question import asked_of
+
+    working = "由于三次握手的第三步捎带请求，所以前两次握手算一个RTT，这里需要两个RTT=2×150=300ms。"
+    reason = "由于三次握手的第三步捎带请求，所以前两次握手算一个RTT。"
+    q = asked_of("三次握手为什么不能是两次？")
+    weights = {c.text: c.weight for c in scored_candidates(q, [make_hit(1, working), make_hit(1, reason, chunk_id="c9")], q.terms)}
+    assert weights[reason] == pytest.approx(weights[working] * REASON_FACTOR)
 
 
 def test_a_records_analysis_keeps_an_announced_list_whole():
