@@ -210,11 +210,16 @@ def segments(text: str, namer: Namer) -> list[tuple[tuple[str, ...], str]]:
     """(names, what follows them) for each subject name in each sentence of ``text``: what a
     sentence says after a name, up to the next subject name, is said of it ("在拉链法中，删除时直接
     物理删除" of 拉链法). A name is a subject where it begins a clause (after 在/而/则/对于… at most);
-    one inside a clause is an object ("…并不是指拥塞窗口增长得慢" is still about 慢启动). Names
-    joined by 和/与/、 share what follows the last of them."""
+    one inside a clause is an object ("…并不是指拥塞窗口增长得慢" is still about 慢启动), and of
+    "X的Y" Y is the subject. Names joined by 和/与/、 share what follows the last of them."""
     out = []
     for sent in _SENTENCE.split(text):
-        subjects = [(s, e, n) for s, e, n in namer.find(sent) if _LEAD.fullmatch(_CLAUSE.split(sent[:s])[-1])]
+        subjects: list[tuple[int, int, str]] = []
+        for s, e, n in namer.find(sent):
+            if _LEAD.fullmatch(_CLAUSE.split(sent[:s])[-1]):
+                subjects.append((s, e, n))
+            elif subjects and sent[subjects[-1][1]:s] == "的":
+                subjects[-1] = (s, e, n)  # 散列表的装填因子是…: said of 装填因子, not of 散列表
         pending: list[str] = []
         for i, (_, end, name) in enumerate(subjects):
             nxt = subjects[i + 1][0] if i + 1 < len(subjects) else len(sent)

@@ -203,6 +203,17 @@ def test_a_formula_without_its_result_must_be_written_in_the_passages():
     assert power.supported, power.reason  # a power is a number, not a formula
 
 
+def test_of_x_de_y_y_is_the_subject():
+    """`散列表的装填因子是…`: what follows is said of 装填因子, not given to 散列表 (a false swap before)."""
+    hits = [make_hit(1, "装填因子定义为表中记录数除以散列表长度，装填因子越大，冲突越多，查找效率越低。"
+                        "散列表是根据关键字直接进行访问的数据结构，散列表建立了关键字和存储地址之间的映射。")]
+    q = "散列表的装填因子是啥意思？它越大，查找效率会咋变？"
+    claim = check("散列表的装填因子是表中记录数除以散列表长度。", hits, q)[0]
+    assert claim.supported, claim.reason
+    swapped = check("散列表的装填因子建立了关键字和存储地址之间的映射。", hits, q)[0]
+    assert not swapped.supported and "swap" in swapped.reason  # 散列表's fact given to 装填因子
+
+
 def test_a_phase_given_the_other_phases_growth_is_a_swap():
     """What an answer says of one side, clause by clause as the contrast table reads it, against what the
     passages say of each (entities.check_side_facts): the second clause has no name of its own."""
