@@ -60,6 +60,7 @@ from pipeline.ask.calc_rules import conventions, ruled
 from pipeline.ask.calc_text import UNITS, chinese_number
 from pipeline.ask.program import run_program
 from pipeline.ask.question import Asked, asked_of
+from pipeline.ask.refs import YEAR_OR_EXAM
 from pipeline.ask.sentences import strip_citations
 from pipeline.ask.simulations import FORMATTERS, SIMULATIONS
 from pipeline.models import Hit, KeySentence, ProgramResult, ProgramStep, RecordAnswer
@@ -113,13 +114,10 @@ def given_numbers(question: "str | Asked") -> list[str]:
     return _NUMBER.findall(text)
 
 
-_YEAR_OR_EXAM = re.compile(r"^(?:19|20)\d\d$|^408$")
-
-
 def gives_numbers(question: "str | Asked") -> bool:
     """Does the question give a number of its own (not the paper it names: 2009年, 408) or spell a
     count (三个)? One that gives none asks about the general case, not a worked example."""
-    return bool(spelled_counts(question)) or any(not _YEAR_OR_EXAM.match(n) for n in given_numbers(question))
+    return bool(spelled_counts(question)) or any(not YEAR_OR_EXAM.match(n) for n in given_numbers(question))
 
 
 def ruled_program(question: str) -> Optional[str]:

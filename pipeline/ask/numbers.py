@@ -21,6 +21,7 @@ from typing import Optional
 from pydantic import field_validator
 
 from pipeline.ask.arithmetic import EQUALS, OPERATORS, computations, evaluate, worked_computation
+from pipeline.ask.refs import YEAR_OR_EXAM
 from pipeline.ask.sentences import PURE_FUNCTION, grams, normalise, strip_citations
 from pipeline.rulefiles import StrictRules, check_patterns, compiled
 
@@ -268,7 +269,6 @@ def check_numbers(sentence: str, hay: str, q_hay: str, nr: NumberRules, material
 # a calculation question's data: the numbers it gives, minus the paper it names (2009年, 408)
 EXAMPLE_SHARE = 0.5  # of the question's data numbers a passage must hold to be a worked example of it
 MIN_DATA = 2  # data numbers a question needs for the rule (one number is no example to tell apart)
-_YEAR_OR_EXAM = re.compile(r"^(?:19|20)\d\d$|^408$")
 
 
 def check_example_numbers(sentence: str, passages: list[str], data: list[str], nr: NumberRules) -> Optional[str]:
@@ -278,7 +278,7 @@ def check_example_numbers(sentence: str, passages: list[str], data: list[str], n
     this problem (`2ms内刷新128行…15.6μs` for a question giving 2ms and 128). A number that only another
     example gives is the model copying that example's result (`最大文件长度是64KB` from a past paper's
     i-node, asked about another), which the plain number rule lets through. None when it holds."""
-    data = [d for d in dict.fromkeys(data) if not _YEAR_OR_EXAM.match(d)]
+    data = [d for d in dict.fromkeys(data) if not YEAR_OR_EXAM.match(d)]
     if len(data) < MIN_DATA:
         return None
     text = compiled(nr.enumerators, re.M).sub("", normalise(strip_citations(sentence)))

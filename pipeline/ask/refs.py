@@ -42,6 +42,8 @@ _PATTERNS = [
     re.compile(rf"{_YEAR4}\s*[-_ ]?\s*[Qq]\s*(?P<num>\d{{1,2}})(?!\d)"),
 ]
 # the whole query is "YEAR [408] NUMBER": 2019 408 42, 2019 42
+# a number that names the paper a question is from (2009年, 408), not a datum of the question
+YEAR_OR_EXAM = re.compile(r"^(?:19|20)\d\d$|^408$")
 _BARE = re.compile(r"^\s*(?P<year>(?:19|20)\d{2})\s*(?:年)?\s+(?:408\s+)?(?P<num>\d{1,2})\s*$")
 
 _CN_YEAR = re.compile(r"([〇零○一二三四五六七八九]{2,4})(?=\s*年)")
