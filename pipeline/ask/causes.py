@@ -28,14 +28,14 @@ _THEN = re.compile(r"[，,]\s*(?:所以|因此|故而|故|从而)")
 
 def split_cause(text: str, markers: Iterable[str]) -> Optional[tuple[str, str]]:
     """(effect clause, cause clause) of a sentence giving a reason, or None: the earliest marker
-    (longest there) splits it; a leading reason (`因为C，所以E`, `为了C，…，E`) is its first clause and
+    (longest there) splits it; a leading reason (`因为C，所以E`, `由于C，…，E`) is its first clause and
     the effect the last."""
     found = [m for p in markers for m in [compiled(p).search(text)] if m]
     if not found:
         return None
     m = min(found, key=lambda m: (m.start(), -len(m.group())))
     effect, cause = text[:m.start()], text[m.end():]
-    if not effect.strip(" ，,"):  # the reason leads: 因为C，所以E / 为了C，E
+    if not effect.strip(" ，,"):  # the reason leads: 因为C，所以E / 由于C，E
         parts = _THEN.split(cause, maxsplit=1)
         if len(parts) < 2:
             clauses = [c for c in _CLAUSE.split(cause) if c.strip()]
