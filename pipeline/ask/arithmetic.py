@@ -218,17 +218,23 @@ def evaluate(expr: str) -> Optional[float]:
 
 
 _NUMBER_OPERAND = re.compile(r"\d+(?:\.\d+)?")
+_CHAIN = re.compile(r"\s*[-+*/×÷^]")
+
+
+def chained_computations(text: str, equals: str = EQUALS) -> Iterator[tuple[str, str]]:
+    """:func:`computations`, where a chain (`RTT=2×150=300`, `= 2 ÷ 128 = 0.0156`) goes on from the last
+    result: the expression after it starts with an operator and gets that result in front."""
+    previous = ""
+    for expr, result in computations(text, equals):
+        yield (previous + expr if _CHAIN.match(expr) else expr), result
+        previous = result
 
 
 def worked_computation(text: str, equals: str = EQUALS) -> Optional[tuple[str, str]]:
     """The first ``expression = result`` over two or more concrete numbers that evaluates (`8-5=3`,
     `2^3=8`): a worked example's arithmetic. A conversion (`1KB=1024B`) or a formula over letters
     (`ASL=(n+1)/2`) is none. None when there is none."""
-    previous = ""
-    for expr, result in computations(text, equals):
-        if re.match(r"\s*[-+*/×÷^]", expr):  # a chain, `RTT=2×150=300`: go on from the last result
-            expr = previous + expr
+    for expr, result in chained_computations(text, equals):
         if len(_NUMBER_OPERAND.findall(expr)) >= 2 and evaluate(expr) is not None:
             return expr.strip(), result
-        previous = result
     return None

@@ -278,11 +278,12 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
     question = asked_of(question)
     defining = bool(_ASKS_DEFINITION.search(question))
     purpose = bool(_ASKS_PURPOSE.search(question))
-    reason = question_kind(str(question)) == "reason"
+    reason = (question.kind or question_kind(question.norm)) == "reason"
     general = not gives_numbers(question)
     total = sum(terms.values())
     pool = []
     for s, h in candidates(hits):
+        worked = worked_computation(s) if general or reason else None
         rank_w = (1.0 - RANK_DISCOUNT * (min(h.rank, MAX_HITS) - 1)) * penalty(s)
         if defining and question.defines and defines(s, question.defines):
             rank_w *= DEFINITION_FACTOR ** 2  # defines the asked term itself, not one starting like it (死锁预防是…)
@@ -290,13 +291,13 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
             rank_w *= DEFINITION_FACTOR
         if purpose and _STATES_PURPOSE.search(s):
             rank_w *= PURPOSE_FACTOR
-        elif reason and _STATES_CAUSE.search(s) and not worked_computation(s):
+        elif reason and _STATES_CAUSE.search(s) and not worked:
             rank_w *= REASON_FACTOR  # (an exercise's working, 由于…所以…=300ms, gives no reason)
         if titled(h, question, terms):
             rank_w *= TITLE_FACTOR
         if h.kind == "question" and s.startswith("答案：") and not asks_about_record(question, h):
             rank_w *= OTHER_RECORD_FACTOR  # its analysis may state general facts; its answer answers it alone
-        if general and worked_computation(s):
+        if general and worked:
             rank_w *= EXAMPLE_FACTOR  # 所以接收窗口最大为8-5=3 answers that exercise, not 接收窗口是多少
         if novelty(s, question) < MIN_NOVELTY:
             rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it

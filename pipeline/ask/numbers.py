@@ -20,7 +20,8 @@ from typing import Optional
 
 from pydantic import field_validator
 
-from pipeline.ask.arithmetic import EQUALS, OPERATORS, computations, evaluate, worked_computation
+from pipeline.ask.arithmetic import (EQUALS, OPERATORS, chained_computations, computations, evaluate,
+                                     worked_computation)
 from pipeline.ask.refs import YEAR_OR_EXAM
 from pipeline.ask.sentences import PURE_FUNCTION, grams, normalise, strip_citations
 from pipeline.rulefiles import StrictRules, check_patterns, compiled
@@ -282,15 +283,12 @@ def check_example_numbers(sentence: str, passages: list[str], data: list[str], n
     if len(data) < MIN_DATA:
         return None
     text = compiled(nr.enumerators, re.M).sub("", normalise(strip_citations(sentence)))
-    computed, previous = set(), ""
-    for expr, result in computations(text, nr.equals):
-        if re.match(r"\s*[-+*/×÷]", expr):  # a chain, `= 2 ÷ 128 = 0.0156`: go on from the last result
-            expr = previous + expr
+    computed = set()
+    for expr, result in chained_computations(text, nr.equals):  # `= 2 ÷ 128 = 0.0156` goes on from 2
         value = evaluate(expr)
         if len(_OPERAND.findall(expr)) >= 2 and value is not None \
                 and abs(value - float(result)) <= nr.tolerance * max(1.0, abs(float(result))):
             computed.add(result)
-        previous = result
     # a passage is a worked example of this question when it holds its data: every identifying number
     # (two digits or more: 512, 128; a 4 or a 1 is in any passage) but at most one of three or more;
     # with fewer than two identifying numbers, EXAMPLE_SHARE of them all
