@@ -9,6 +9,7 @@ import re
 from typing import Optional
 
 from pipeline.ask.calc_text import (
+    CHINESE_NUMBERS,
     FREQUENCY,
     NUM,
     SIZE,
@@ -21,6 +22,7 @@ from pipeline.ask.calc_text import (
     chinese_number,
     in_clause,
     literal,
+    mentioned,
     power_of_two,
     unique,
     value,
@@ -100,36 +102,52 @@ class CacheAddressSplit(Rule):
 
 
 class PipelineTime(Rule):
-    """总时间 of n instructions on a k-stage pipeline, each stage Δt, with no stall: (k + n - 1) * Δt
-    (the first instruction takes k stages, each later one finishes a stage after the one before). Any
-    hazard, stall or bubble not negated (没有阻塞, 不考虑相关), different stage times, or a question
-    that also asks throughput, speedup or efficiency: no program."""
+    """总时间 of n instructions on a k-stage pipeline with no stall: (k + n - 1) * Δt (the first
+    instruction takes k stages, each later one finishes a stage after the one before). Δt is the stage
+    time (每段10ns), or, with the stages' own times listed (四段分别耗时60ns、80ns、50ns、70ns, as many as
+    the stages), the slowest of them: the clock must let every stage finish (the exam's convention; a
+    latch delay or another clock stated: no program). Any hazard, stall or bubble not negated (没有阻塞,
+    不考虑相关), or a question that also asks throughput, speedup or efficiency: no program."""
 
     name = "pipeline_time"
     _STAGE_WORD = r"(?:段|级|个功能段|个阶段|个段|个流水段|个过程段)"
-    _STAGES = (rf"(\d+)\s*{_STAGE_WORD}(?:的)?(?:指令)?流水(?:线)?"
-               rf"|流水线(?:分为|分成|有|共有|共|包括|包含)\s*(\d+)\s*{_STAGE_WORD}")
+    _STAGES = (rf"(\d+|[二两三四五六七八九十])\s*{_STAGE_WORD}(?:的)?(?:指令)?流水(?:线)?"
+               rf"|流水线(?:分为|分成|有|共有|共|包括|包含)\s*(\d+|[二两三四五六七八九十])\s*{_STAGE_WORD}")
     _DT = (rf"每(?:个)?(?:段|级|功能段|阶段|流水段)(?:的)?(?:时间|用时|耗时|执行时间|处理时间)?(?:都|均)?"
            rf"(?:为|是|需要|需|需时|用)?\s*{NUM}\s*{TIME_UNIT}")
+    # the stages' own times: 分别耗时60ns、80ns、50ns、70ns (a unit on the last at least, one unit for all)
+    _TIMES = (rf"(?:段|级|阶段)[^，。？\d]{{0,8}}(?:分别|依次)(?:为|是|耗时|用时|需要|需时|需)?\s*"
+              rf"((?:\d+(?:\.\d+)?\s*(?:ns|μs|us|ms|纳秒|微秒|毫秒)?\s*[、,]\s*)+\d+(?:\.\d+)?)\s*{TIME_UNIT}")
     _COUNT = r"(\d+)\s*条(?:指令)?|(\d+)\s*个任务"
     _HAZARD = r"阻塞|停顿|冲突|相关|冒险|气泡|暂停|断流"
-    _NEGATION = r"没有|无|不考虑|不存在|不发生|忽略|不会"
     _ASK = r"多长时间|多少时间|多久|总时间|所需时间|需要的时间|完成时间|总共.{0,4}时间|一共.{0,4}时间"
 
     def match(self, q: str) -> Optional[str]:
-        stages, dt, count = unique(self._STAGES, q), unique(self._DT, q), unique(self._COUNT, q)
-        if stages is None or dt is None or count is None or not re.search(self._ASK, q):
+        stages, count = unique(self._STAGES, q), unique(self._COUNT, q)
+        dt, times = unique(self._DT, q), unique(self._TIMES, q)
+        if stages is None or (dt is None) == (times is None) or count is None or not re.search(self._ASK, q):
             return None
-        if re.search(r"吞吐率|加速比|效率|分别", q):
+        if re.search(r"吞吐率|加速比|效率|时钟周期(?:为|是)\s*\d", q) or mentioned(r"锁存|缓冲寄存器|延迟时间", q):
             return None
-        for hazard in re.finditer(self._HAZARD, q):
-            if not re.search(self._NEGATION, q[max(0, hazard.start() - 10):hazard.start()]):
-                return None
+        if (dt is not None and "分别" in q) or mentioned(self._HAZARD, q):
+            return None
+        k = stages.group(1) or stages.group(2)
         p = Program()
-        p.given("stages", stages.group(1) or stages.group(2), "流水线段数")
-        p.given("dt", dt.group(1), "每段时间", TIME_NS[dt.group(2)][0])
+        if times is not None:
+            written = re.findall(rf"(\d+(?:\.\d+)?)\s*(?:{TIME_UNIT})?", times.group(1))
+            if {TIME_NS[u][0] for _, u in written if u} - {TIME_NS[times.group(2)][0]} or str(len(written)) != CHINESE_NUMBERS.get(k, k):
+                return None  # stage times in two units, or not one per stage
+            unit = TIME_NS[times.group(2)][0]
+            for i, (t, _) in enumerate(written, start=1):
+                p.given(f"t{i}", t, f"第{'一二三四五六七八九十'[i - 1]}段时间", unit)
+            p.line("stages", "len([" + ", ".join(f"t{i}" for i in range(1, len(written) + 1)) + "])", "流水线段数")
+            p.line("dt", "max(" + ", ".join(f"t{i}" for i in range(1, len(written) + 1)) + ")",
+                   "时钟周期（最慢一段）", unit)
+        else:
+            p.given("stages", CHINESE_NUMBERS.get(k, k), "流水线段数")
+            p.given("dt", dt.group(1), "每段时间", TIME_NS[dt.group(2)][0])
         p.given("n", count.group(1) or count.group(2), "指令条数")
-        p.line("answer", "(stages + n - 1) * dt", "总时间", TIME_NS[dt.group(2)][0])
+        p.line("answer", "(stages + n - 1) * dt", "总时间", TIME_NS[(times or dt).group(2)][0])
         return p.source()
 
 
@@ -271,13 +289,14 @@ class BusBandwidth(Rule):
     program (one transfer a clock is not the only reading)."""
 
     name = "bus_bandwidth"
-    _WIDTH = (r"(?:总线|数据线|数据总线)(?:的)?(?:数据)?(?:宽度|位宽)?(?:为|是|有|共)?\s*(\d+)\s*(位|bit|根|B|字节)(?![A-Za-z/])"
+    _WIDTH = (r"(?:总线|数据线|数据总线)(?:的)?(?:数据)?(?:宽度|位宽|宽)?(?:为|是|有|共)?\s*(\d+)\s*(位|bit|根|B|字节)(?![A-Za-z/])"
               r"|(?:并行)?(?:传送|传输)\s*(\d+)\s*(位|bit|B|字节)(?:的)?(?:数据|信息)"
               r"|(\d+)\s*(位|bit)(?:的)?(?:数据)?总线")
     _FREQ = r"(?:时钟)?频率(?:为|是)?\s*(\d+(?:\.\d+)?)\s*(GHz|MHz|kHz)"
-    _PERIOD = rf"时钟周期(?:为|是)\s*{NUM}\s*{TIME_UNIT}"
+    _PERIOD = rf"时钟周期(?:为|是)?\s*{NUM}\s*{TIME_UNIT}"
     _CYCLES = (r"(?:一个|每个)?总线(?:传输)?周期(?:包含|含|占用|占|等于|为|由)\s*(\d+|[一二两三四五六七八九十])\s*个时钟周期"
-               r"|每\s*(\d+|[一二两三四五六七八九十])\s*个时钟周期(?:完成|进行|传送|传输)(?:一次|1次)")
+               r"|每\s*(\d+|[一二两三四五六七八九十])\s*个时钟周期(?:完成|进行|传送|传输)(?:一次|1次|一个数据|一个字)"
+               r"|(?:完成|进行)?(?:一次|每次)(?:数据)?(?:传送|传输)(?:需要|需|要|占用|占|用)\s*(\d+|[一二两三四五六七八九十])\s*个时钟周期")
     _TIMES = r"(?:一个|每个)时钟周期(?:内)?(?:可以|可|能)?(?:传送|传输)\s*(\d+|[一二两三四五六七八九十])\s*次"
 
     def match(self, q: str) -> Optional[str]:
@@ -326,7 +345,7 @@ class CacheAccessTime(Rule):
     _RATE = r"命中率(?:为|是)?\s*(?:(\d+(?:\.\d+)?)\s*%|(0\.\d+))"
     _HITS = r"(?:Cache|cache|高速缓存)(?:完成|命中)?(?:存取|访问|命中)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
     _MISSES = r"(?:主存|内存)(?:完成)?(?:存取|访问)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
-    _PARALLEL = r"同时访问|同时启动|并行访问|同时(?:对|向)?(?:Cache|cache|主存)"
+    _PARALLEL = r"(?<!不)(?:同时访问|同时启动|并行访问|同时(?:对|向)?(?:Cache|cache|主存))"
     _SERIAL = r"先访问(?:Cache|cache|高速缓存)|(?:未命中|不命中|缺失)[^，。？]{0,6}(?:再|才)(?:访问)?(?:主存|内存)"
 
     def match(self, q: str) -> Optional[str]:

@@ -15,6 +15,7 @@ from pipeline.ask.calc_text import (
     Program,
     Rule,
     literal,
+    mentioned,
     power_of_two,
     unique,
     value,
@@ -29,6 +30,9 @@ DISTANCE = {"km": ("km", "1000"), "千米": ("km", "1000"), "公里": ("km", "10
 SPEED = {"m/s": ("m/s", ""), "米/秒": ("m/s", ""), "km/s": ("km/s", "1000")}
 RATE_UNIT = r"(Gb/s|Gbps|Gbit/s|Mb/s|Mbps|Mbit/s|kb/s|Kb/s|kbps|Kbps|kbit/s|b/s|bps|bit/s)"
 BANDWIDTH = rf"带宽(?:为|是)?\s*{NUM}\s*(kHz|KHz|MHz|Hz)"
+# a channel's limit asked: 最大数据传输速率, 极限速率, 最高能传多快
+MAX_RATE_ASK = (r"(?:最大|最高|极限)[^，。？]{0,6}(?:速率|速度|数据率|传输率)"
+                r"|(?:最大|最高|最快|最多)[^，。？]{0,4}(?:能|可以|可)[^，。？]{0,2}(?:传|发)[^，。？]{0,4}(?:多快|多少)")
 
 
 RATE_DECIMALS = 2  # a limit with a logarithm is irrational (3000·log2(1001)): 29.9kb/s, not 29.9017kb/s
@@ -72,11 +76,13 @@ class FrameDelay(Rule):
     _DISTANCE = rf"(?:链路|距离|线路|电缆|信道|光纤|相距)[^，。；\d]{{0,6}}{NUM}\s*(km|千米|公里|m|米)(?![/A-Za-z])"
     _SPEED = rf"{NUM}\s*[×xX*]\s*10\s*\^\s*(\d+)\s*(m/s|km/s|米/秒)|(?<![\d^.])(\d+(?:\.\d+)?)\s*(m/s|km/s|米/秒)"
     _ASK = (r"从开始发送[^，。？]{0,12}(?:收完|接收完|全部收到|完全收到|接收完毕|完全接收|全部接收)|总时延"
+            r"|开始发[^，。？]{0,12}(?:收到|接收到?)最后一(?:位|个?比特|bit)"
+            r"|从[^，。？]{0,4}开始发送?[^，。？]{0,12}(?:收完|接收完|全部收到|完全收到|接收完毕|完全接收|全部接收)"
             r"|(?:总共|一共)[^，。？]{0,6}(?:时间|多久)")
 
     def match(self, q: str) -> Optional[str]:
-        if not re.search(self._ASK, q) or re.search(r"确认|ACK|往返|RTT|利用率|停止等待|停等|路由器|交换机|存储转发"
-                                                     r"|处理时延|排队|跳|窗口|吞吐|分别", q):
+        if not re.search(self._ASK, q) or mentioned(r"确认|ACK|往返|RTT|利用率|停止等待|停等|路由器|交换机|存储转发"
+                                                    r"|处理|排队|跳|窗口|吞吐|分别", q):
             return None
         frame, rate = unique(self._FRAME, q), unique(self._RATE, q)
         distance, speed = unique(self._DISTANCE, q), unique(self._SPEED, q)
@@ -108,8 +114,8 @@ class SlidingWindow(Rule):
     receive window as large as the send window. A receive window stated as a number: no program."""
 
     name = "sliding_window"
-    _BITS = (r"(\d+)\s*(?:位|比特|bit)(?:的)?(?:帧)?(?:序号|编号|序列号)"
-             r"|(?:序号|编号|序列号)(?:字段)?(?:用|为|占|长|有|采用)?\s*(\d+)\s*(?:位|比特|bit)")
+    _BITS = (r"(\d+)\s*个?(?:位|比特|bit)(?:的)?(?:帧)?(?:序号|编号|序列号)"
+             r"|(?:序号|编号|序列号)(?:字段)?(?:用|为|占|长|有|采用)?\s*(\d+)\s*个?(?:位|比特|bit)")
 
     def match(self, q: str) -> Optional[str]:
         bits = unique(self._BITS, q)
@@ -131,14 +137,14 @@ class NyquistRate(Rule):
     (the lesser of the two limits) or asks the baud rate: no program."""
 
     name = "nyquist_rate"
-    _LEVELS = (r"(\d+)\s*(?:种|个)(?:不同的)?(?:码元|相位|电平|状态|信号状态|离散值|取值|信号)"
+    _LEVELS = (r"(\d+)\s*(?:种|个)(?:不同的)?(?:码元|相位|电平|状态|信号状态|离散值|离散状态|离散电平|取值|信号)"
                r"|(\d+)\s*(?:进制码元|相位|电平)")
 
     def match(self, q: str) -> Optional[str]:
-        if not re.search(r"奈奎斯特|Nyquist|无噪声|理想低通", q, re.I) or re.search(r"信噪比|S/N|香农|码元速率|波特", q):
+        if not re.search(r"奈奎斯特|奈氏|Nyquist|无噪声|理想低通", q, re.I) or re.search(r"信噪比|S/N|香农|码元速率|波特", q):
             return None
         bandwidth, levels = unique(BANDWIDTH, q), unique(self._LEVELS, q)
-        if bandwidth is None or levels is None or not re.search(r"(?:最大|最高|极限)[^，。？]{0,6}速率", q):
+        if bandwidth is None or levels is None or not re.search(MAX_RATE_ASK, q):
             return None
         v = levels.group(1) or levels.group(2)
         if int(v) < 2:
@@ -162,7 +168,7 @@ class ShannonRate(Rule):
         if not re.search(r"香农|Shannon|信噪比|S/N", q, re.I) or re.search(r"电平|码元|相位|状态", q):
             return None
         bandwidth, db, ratio = unique(BANDWIDTH, q), unique(self._DB, q), unique(self._RATIO, q)
-        if bandwidth is None or (db is None) == (ratio is None) or not re.search(r"(?:最大|最高|极限)[^，。？]{0,6}速率", q):
+        if bandwidth is None or (db is None) == (ratio is None) or not re.search(MAX_RATE_ASK, q):
             return None
         p = Program()
         p.in_base("bandwidth", bandwidth.group(1), bandwidth.group(2), FREQUENCY, "带宽", "Hz")
@@ -283,7 +289,9 @@ class MinFrameLength(Rule):
     _ASK = r"最短帧长|最小帧长|帧的最小长度|帧的最短长度|最短帧|最小帧"
 
     def match(self, q: str) -> Optional[str]:
-        if not re.search(self._ASK, q) or re.search(r"最远|最大距离|最长距离|提高|降低|变为|增加|减少|中继器|集线器|交换机|分别", q):
+        far = r"(?:最远|最大|最长)(?:的)?(?:距离|传输距离|长度)?"  # the inverse question asks it; a given one is a datum
+        if not re.search(self._ASK, q) or re.search(rf"{far}(?:为|是|应为|可以是|能有)?(?:多少|多远|多长)", q) \
+                or re.search(r"提高|降低|变为|增加|减少|中继器|集线器|交换机|分别", q):
             return None
         rate = unique(FrameDelay._RATE, q)
         distance, speed = unique(FrameDelay._DISTANCE, q), unique(FrameDelay._SPEED, q)

@@ -9,6 +9,7 @@ import re
 from typing import Optional
 
 from pipeline.ask.calc_text import (
+    CHINESE_NUMBERS,
     NUM,
     SIZE,
     SIZE_UNIT,
@@ -37,12 +38,16 @@ class PagingAddress(Rule):
     (缺页, 越界), a segment table or a second address: no program."""
 
     name = "paging_address"
-    _ADDR = r"(?:逻辑|虚拟|虚)地址(?:为|是|:|：)?\s*(0[xX][0-9A-Fa-f]+|[0-9A-F]*[0-9][0-9A-F]*H|\d+)(?![0-9A-Za-z.])"
+    _ADDR = (r"(?:逻辑|虚拟|虚)地址(?:为|是|:|：)?\s*(?:(?:十六|16|十)进制(?:数|的)?\s*)?"
+             r"(0[xX][0-9A-Fa-f]+|[0-9A-F]*[0-9][0-9A-F]*H|\d+)(?![0-9A-Za-z.])(?!\s*(?:位|比特))")
+    _WIDTH = r"(?:逻辑|虚拟|虚)地址(?:长度|长)?(?:为|是|共|有)?\s*(\d+)\s*(?:位|bit|比特)"
+    # 页号2对应块号8, 第2页在第8块, 页2→块8 (an arrow from a page to its block)
     _PAIR = (r"(?:页号|第)(?:为|是)?\s*(\d+)\s*号?页?面?\s*(?:对应|映射到|存放在|放在|装入|调入|在)(?:的)?(?:物理)?"
-             r"(?:块号|块|页框号|页框|帧号)?\s*号?(?:为|是)?\s*第?\s*(\d+)")
-    _ITS = r"(?:所在的?那?一?页面?|该页面?)[^，。；\d]{0,10}?(?:第\s*)?(?:(?:物理块|块号|页框号|页框|内存块|块)号?(?:为|是)?\s*(\d+)|(\d+)\s*号?(?:物理块|块|页框))"
+             r"(?:块号|块|页框号|页框|帧号)?\s*号?(?:为|是)?\s*第?\s*(\d+)"
+             r"|(?:页号?|第)\s*(\d+)\s*页?\s*(?:→|->|—>|=>)\s*(?:物理)?(?:块号|块|页框号|页框|帧号|帧)?\s*号?\s*(\d+)")
+    _ITS = r"(?:所在的?那?一?页面?|该页面?|这一?页面?)[^，。；\d]{0,10}?(?:第\s*)?(?:(?:物理块|块号|页框号|页框|内存块|块)号?(?:为|是)?\s*(\d+)|(\d+)\s*号?(?:物理块|块|页框))"
     _LIST = r"(\d+(?:\s*[、,]\s*\d+)+)"
-    _TABLE = (rf"页号(?:分别)?(?:为|是)?\s*{_LIST}\s*(?:的页面?)?(?:分别|依次)?(?:对应|映射到|存放在|放在|装入|在)(?:的)?"
+    _TABLE = (rf"(?:页号(?:分别)?(?:为|是)?\s*{_LIST}\s*(?:的页面?)?|第\s*{_LIST}\s*(?:号)?页面?)(?:分别|依次)?(?:对应|映射到|存放在|放在|装入|在)(?:的)?"
               rf"(?:物理)?(?:块号|块|页框号|页框)\s*(?:分别|依次)?(?:为|是)?\s*{_LIST}")
 
     def match(self, q: str) -> Optional[str]:
@@ -63,20 +68,26 @@ class PagingAddress(Rule):
         if not power_of_two(page_size):
             return None
         page_no = logical // page_size
-        pairs = {(int(a), int(b)) for a, b in re.findall(self._PAIR, q)}
+        pairs = {(int(a or c), int(b or d)) for a, b, c, d in re.findall(self._PAIR, q)}
         tables = re.findall(self._TABLE, q)
         its = unique(self._ITS, q)
         if its is None and re.search(self._ITS, q):
             return None  # its page in two different blocks
         if sum(map(bool, (pairs, tables, its))) != 1 or len(tables) > 1:
             return None
+        width = unique(self._WIDTH, q)
+        if width is None and re.search(self._WIDTH, q) or width is not None and logical >= 2 ** int(width.group(1)):
+            return None  # two widths, or an address wider than the width stated
         p = Program()
         p.in_base("page", size.group(1), size.group(2), SIZE, "页面大小", "B")
+        if width is not None:  # a datum the translation does not need: how the address splits, shown
+            p.given("addr_bits", width.group(1), "逻辑地址位数")
+            p.line("page_no_bits", "addr_bits - int(log2(page))", "页号位数")
         p.line("addr", literal, "逻辑地址")
         p.line("page_no", "addr // page", "页号")
         p.line("offset", "addr % page", "页内偏移")
         if tables:
-            pages, blocks = (re.findall(r"\d+", t) for t in tables[0])
+            pages, blocks = (re.findall(r"\d+", t) for t in (tables[0][0] or tables[0][1], tables[0][2]))
             pairs = set(zip(map(int, pages), map(int, blocks))) if len(pages) == len(blocks) else set()
             if not pairs:
                 return None
@@ -98,6 +109,8 @@ class PagingAddress(Rule):
             else:
                 p.line("block", "0", "物理块号")
                 p.lines += ["for i in range(len(pages)):", "    if pages[i] == page_no:", "        block = blocks[i]"]
+        if literal.startswith("0x"):  # asked in hex: the answer in hex too, then its decimal value
+            p.line("answer_hex", "to_hex(block * page + offset)", "物理地址（十六进制）")
         p.line("answer", "block * page + offset", "物理地址")
         return p.source()
 
@@ -189,33 +202,44 @@ class TlbAccessTime(Rule):
 
 
 class DiskAccessTime(Rule):
-    """平均访问时间 of one sector: rotation speed (12000转/分, or 转/秒), average seek time (ms), sectors
-    per track. One turn 60 * 1000 / rpm ms; average rotational latency half a turn; transfer of one
-    sector a turn / sectors; total seek + latency + transfer (no controller time: one given would be
-    a number the program does not use, and the answer is then prose)."""
+    """平均访问时间 of one sector, or of k consecutive sectors on one track (连续的4个扇区): rotation
+    speed (12000转/分, or 转/秒), average seek time (ms), sectors per track. One turn 60 * 1000 / rpm
+    ms; average rotational latency half a turn (one seek and one wait: the k sectors follow each other
+    under the head); transfer k · a turn / sectors; total seek + latency + transfer (no controller
+    time: one given would be a number the program does not use, and the answer is then prose). Sectors
+    not said to be consecutive, a whole track, or a shortest/longest seek: no program."""
 
     name = "disk_access_time"
     _RPM = (r"(\d+|[一两二]万)\s*(?:转/分钟|转/分|r/min|rpm|RPM|转每分钟|转每分)"
             r"|每分(?:钟)?(?:旋?转)?\s*(\d+|[一两二]万)\s*(?:转|圈)")  # 每分钟6000转, 每分钟一万转
     _RPS = r"(\d+)\s*(?:转/秒|r/s|rps|转每秒)|每秒(?:钟)?(?:旋?转)?\s*(\d+)\s*(?:转|圈)"
-    _SEEK = rf"寻道时间(?:为|是)?\s*{NUM}\s*ms(?![A-Za-z/])"
+    _SEEK = rf"寻道时间(?:为|是)?\s*{NUM}\s*(?:ms|毫秒)(?![A-Za-z/])"
     _SECTORS = r"每(?:个)?(?:磁道|道)(?:上)?(?:有|共有|包含|含|分为)?\s*(\d+)\s*个?扇区|(\d+)\s*个?扇区/(?:磁)?道"
+    _RUN = r"连续(?:存放|排列|分布|存储)?(?:的)?\s*(\d+|[两二三四五六七八九十])\s*个扇区"
     _ASK = r"(?:读|写|访问|存取|读写)(?:取|出|入)?(?:一个|1个|某个|任一|一)扇区|平均(?:访问|存取|读取?|读写)时间"
+    _ASK_RUN = r"平均[^，。？]{0,6}(?:时间|多久)|(?:多少|多长)时间|多久"
 
     def match(self, q: str) -> Optional[str]:
         rpm, rps = unique(self._RPM, q), unique(self._RPS, q)
-        seek, sectors = unique(self._SEEK, q), unique(self._SECTORS, q)
-        if (rpm is None) == (rps is None) or seek is None or sectors is None or not re.search(self._ASK, q):
+        seek, sectors, run = unique(self._SEEK, q), unique(self._SECTORS, q), unique(self._RUN, q)
+        if (rpm is None) == (rps is None) or seek is None or sectors is None:
             return None
-        if re.search(r"整个磁道|整道|全部扇区|连续|多个扇区|最大寻道|最小寻道", q):
+        if not re.search(self._ASK_RUN if run else self._ASK, q) or (run is None and re.search(self._RUN, q)):
+            return None
+        if re.search(r"整个磁道|整道|全部扇区|多个扇区|最大寻道|最小寻道", q) or (run is None and "连续" in q):
             return None
         p = Program()
         _rotation_speed(p, rpm, rps)
         p.given("seek", seek.group(1), "平均寻道时间", "ms")
         p.given("sectors", sectors.group(1) or sectors.group(2), "每磁道扇区数")
+        if run is not None:
+            p.given("k", CHINESE_NUMBERS.get(run.group(1), run.group(1)), "连续读的扇区数")
         _one_turn(p, rpm)
         p.line("latency", "turn / 2", "平均旋转延迟", "ms")
-        p.line("transfer", "turn / sectors", "一个扇区的传输时间", "ms")
+        if run is not None:
+            p.line("transfer", "k * turn / sectors", "连续扇区的传输时间", "ms")
+        else:
+            p.line("transfer", "turn / sectors", "一个扇区的传输时间", "ms")
         p.line("answer", "seek + latency + transfer", "平均访问时间", "ms")
         return p.source()
 

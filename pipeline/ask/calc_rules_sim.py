@@ -8,7 +8,8 @@ from typing import Optional
 
 from pipeline.ask.calc_text import Program, Rule, alternative, chinese_number, literal, unique
 
-_SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}")  # a page reference string: 5 numbers or more
+# a page reference string: 5 numbers or more, with commas or only spaces between them (3 1 4 2 5)
+_SEQUENCE = re.compile(r"\d+(?:\s*[,，、]\s*\d+){4,}|(?<![\d.])\d+(?:[ ]+\d+){4,}(?![\d.])")
 _WEIGHTS = re.compile(r"\d+(?:\.\d+)?(?:\s*[,，、]\s*\d+(?:\.\d+)?)+")
 _FRAMES = re.compile(r"(\d+|[一二两三四五六七八九十])\s*个?\s*(?:物理块|物理页框|页框|内存块|页帧|块)"
                      r"|(?:物理块|物理页框|页框|内存块|页帧)(?:数|个数|数量)(?:为|是)?\s*(\d+|[一二两三四五六七八九十])")
@@ -76,7 +77,8 @@ class HammingBits(Rule):
 
 class BinarySearchAsl(Rule):
     """查找成功的平均查找长度 of 折半查找 over n sorted elements (10个元素的有序表, 表长为12), each equally
-    likely: the decision tree with mid = (low + high) // 2 (simulations.binary_search_asl). A question
+    likely: the decision tree with mid = (low + high) // 2 (simulations.binary_search_comparisons), shown
+    as a fraction and rounded to 2 decimals, as the hash rule shows its ASL. A question
     that also asks the unsuccessful ASL gets no program: the books count its comparisons differently."""
 
     name = "binary_search_asl"
@@ -90,7 +92,12 @@ class BinarySearchAsl(Rule):
         if m is None:
             return None
         n = m.group(1) or m.group(2)
-        return f"n = {int(n)}  # 元素个数\nanswer = binary_search_asl(n)  # 查找成功的平均查找长度"
+        p = Program()
+        p.given("n", str(int(n)), "元素个数")
+        p.line("found", "binary_search_comparisons(n)", "成功查找的比较次数之和")
+        p.line("answer_fraction", "fraction_text(found, n)", "查找成功的平均查找长度")
+        p.line("answer", "round(found / n, 2)", "查找成功的平均查找长度")
+        return p.source()
 
 
 class LinearProbingHash(Rule):
@@ -114,7 +121,7 @@ class LinearProbingHash(Rule):
     _LENGTH = (r"(?:散列表|哈希表|Hash表|hash表)(?:的)?(?:长度|表长|长|大小|容量)(?:为|是|取|设为)?\s*(?:m\s*=\s*)?(\d+)(?![\d.])"
                r"|表长(?:度)?(?:为|是|取)?\s*(?:m\s*=\s*)?(\d+)(?![\d.])"
                r"|(?:长度|表长|大小)(?:为|是)?\s*(\d+)\s*的(?:散列表|哈希表|Hash表)")
-    _RANGE = r"(?:地址空间|地址范围|地址区间|散列地址)(?:为|是)?\s*[\[(]?\s*(0)\s*(?:~|-|—|到|至|\.\.)\s*(\d+)(?![\d.])"
+    _RANGE = r"(?:地址空间|地址范围|地址区间|散列地址|地址)(?:为|是)?\s*[\[(]?\s*(0)\s*(?:~|-|—|到|至|\.\.)\s*(\d+)(?![\d.])"
     _LIST = r"(\d+(?:\s*([,、])\s*\d+)(?:\s*\2\s*\d+)+)"
     # the list after its name (关键字序列为13、24、35), or before the insert (将13,24,35依次插入)
     _KEYS = (rf"(?:关键字|关键码|键值|序列|插入|元素|记录)[^,。;?\d]{{0,8}}?[{{(\[]?\s*{_LIST}",
@@ -239,18 +246,27 @@ class BinaryTreeCounts(Rule):
     name = "binary_tree_counts"
     _LEAVES = rf"(\d+)\s*个\s*(?:叶子?|终端){_NODE}|(?:叶子?|终端){_NODE}(?:数|个数)?(?:有|为|是|共)?\s*(\d+)\s*个?"
     _DEGREE = rf"(\d+)\s*个\s*度为\s*([12])\s*的{_NODE}|度为\s*([12])\s*的{_NODE}(?:数|个数)?(?:有|为|是|共)?\s*(\d+)"
+    # the degree in words: 15个结点左右孩子都有 (2), 8个结点只有一个孩子 (1), 10个双分支结点
+    _TWO = r"(?:左右孩子都有|左右孩子均有|左右子树都有|左右子树均不空|都有左右孩子|有两个孩子|有2个孩子)"
+    _ONE = r"(?:只有一个孩子|只有1个孩子|仅有一个孩子|有且仅有一个孩子|只有一棵子树|只有一个子树)"
+    _WORDED = (rf"(\d+)\s*个{_NODE}[^，。？；、\d]{{0,3}}?(?:(?P<two>{_TWO})|(?P<one>{_ONE}))"
+               rf"|(\d+)\s*个(?:(?P<two2>双分支)|(?P<one2>单分支)){_NODE}")
     # what is asked: the quantity right before (or after) 多少/几
     _ASK_TOTAL = (rf"(?:多少|几)个{_NODE}|{_NODE}(?:总数|总个数)|总{_NODE}数"
                   rf"|{_NODE}(?:数|个数)?(?:一共|总共|共)(?:有|是)?(?:多少|几)")
     _ASK_LEAVES = (rf"(?:叶子?|终端){_NODE}(?:数|个数|的个数)?(?:一共|共)?(?:有|是|为)?(?:多少|几)"
-                   rf"|(?:多少|几)个(?:叶子?|终端){_NODE}")
+                   rf"|叶子(?:数|个数)?(?:一共|共)?(?:有|是|为)?(?:多少|几)"
+                   rf"|(?:多少|几)个(?:叶子?{_NODE}|叶子)")
 
     def match(self, q: str) -> Optional[str]:
         if "二叉树" not in q or re.search(r"度为\s*[03-9]|叉树", q.replace("二叉树", "")):
             return None
         leaves, counts = unique(self._LEAVES, q), {}
-        for m in re.finditer(self._DEGREE, q):
-            degree, count = (m.group(2), m.group(1)) if m.group(1) else (m.group(3), m.group(4))
+        stated = [(m.group(2), m.group(1)) if m.group(1) else (m.group(3), m.group(4))
+                  for m in re.finditer(self._DEGREE, q)]
+        stated += [("2" if m.group("two") or m.group("two2") else "1", m.group(1) or m.group(4))
+                   for m in re.finditer(self._WORDED, q)]
+        for degree, count in stated:
             if counts.setdefault(degree, count) != count:
                 return None
         if leaves is None and re.search(self._LEAVES, q):
@@ -284,14 +300,19 @@ class CompleteBinaryTree(Rule):
     name = "complete_binary_tree"
     _N = (rf"(\d+)\s*个{_NODE}的完全二叉树|完全二叉树(?:共|总共|一共)?(?:有|含|包含|含有)\s*(\d+)\s*个{_NODE}"
           rf"|完全二叉树的?{_NODE}(?:总)?数(?:为|是)\s*(\d+)")
-    _HEIGHT = r"(?:高度|深度|层数|树高)(?:是|为|有)?(?:多少|几)|(?:几|多少)层"
-    _LEAVES = rf"叶子?{_NODE}(?:数|个数|的个数)?(?:有|是|为)?(?:多少|几)|(?:多少|几)个叶子?{_NODE}"
+    # asked with 多少/几, or named after 求/计算 (求……的高度，以及其中叶结点的个数): group "at" is where
+    _HEIGHT = (r"(?P<at>高度|深度|层数|树高)(?:是|为|有)?(?:多少|几)|(?P<at2>几|多少)层"
+               r"|(?:求|计算|算出)[^。？?]{0,24}?的(?P<at3>高度|深度|层数)")
+    _LEAVES = (rf"(?P<at>叶子?{_NODE})(?:数|个数|的个数)?(?:有|是|为)?(?:多少|几)|(?P<at2>多少|几)个叶子?{_NODE}"
+               rf"|(?:求|计算|算出)[^。？?]{{0,40}}?(?P<at3>叶子?{_NODE})(?:数|的?个数)")
 
     def match(self, q: str) -> Optional[str]:
         m = unique(self._N, q)
-        if m is None or re.search(r"(?<!深)度为|非叶|分支结点|分支节点|满二叉树|第\s*\d+\s*层", q):
+        root_level = rf"根{_NODE}?(?:所在(?:的)?层|在|的层次)?(?:为|是)?第\s*1\s*层"  # the convention, no datum
+        if m is None or re.search(r"(?<!深)度为|非叶|分支结点|分支节点|满二叉树|第\s*\d+\s*层", re.sub(root_level, "", q)):
             return None
-        asked = sorted((found.start(), name) for name, pattern in (("height", self._HEIGHT), ("leaves", self._LEAVES))
+        asked = sorted((next(found.start(g) for g in ("at", "at2", "at3") if found.group(g)), name)
+                       for name, pattern in (("height", self._HEIGHT), ("leaves", self._LEAVES))
                        if (found := re.search(pattern, q)))
         if not asked:
             return None

@@ -28,9 +28,11 @@ CHINESE_NUMBERS = {"一": "1", "两": "2", "二": "2", "三": "3", "四": "4", "
 SIZE = {"B": ("B", ""), "字节": ("B", ""), "K": ("KB", "1024"), "KB": ("KB", "1024"), "M": ("MB", "1048576"),
         "MB": ("MB", "1048576"), "G": ("GB", "1073741824"), "GB": ("GB", "1073741824")}
 SIZE_UNIT = r"(KB|MB|GB|K|M|G|B|字节)(?![A-Za-z/])"
-TIME_NS = {"ns": ("ns", ""), "μs": ("μs", "1000"), "us": ("μs", "1000"), "ms": ("ms", "1000000"),
-           "s": ("s", "1000000000")}
-TIME_UNIT = r"(ns|μs|us|ms)(?![A-Za-z/])"
+TIME_NS = {"ns": ("ns", ""), "纳秒": ("ns", ""), "μs": ("μs", "1000"), "us": ("μs", "1000"), "微秒": ("μs", "1000"),
+           "ms": ("ms", "1000000"), "毫秒": ("ms", "1000000"), "s": ("s", "1000000000")}
+TIME_UNIT = r"(ns|μs|us|ms|纳秒|微秒|毫秒)(?![A-Za-z/])"
+# words that take back what follows them: 不计处理和排队时延, 忽略段间锁存器延迟, 没有任何冒险
+NEGATION = r"没有|无|不计|不考虑|不存在|不发生|忽略|不会|不用|不含|不包括"
 FREQUENCY = {"Hz": ("Hz", ""), "kHz": ("kHz", "1000"), "KHz": ("kHz", "1000"), "MHz": ("MHz", "1000000"),
              "GHz": ("GHz", "1000000000")}
 # the units a label may end with: shown after the value
@@ -158,6 +160,16 @@ def size_in_unit(n_bytes: int) -> tuple[str, str]:
         if n_bytes >= int(divisor) and n_bytes % int(divisor) == 0:
             return divisor, unit
     return "", "B"
+
+
+def mentioned(pattern: str, q: str, reach: int = 10) -> bool:
+    """Whether ``q`` says ``pattern`` without taking it back: a match with no ``NEGATION`` in the
+    ``reach`` characters of its clause before it (不计处理和排队时延 mentions no queueing)."""
+    for m in re.finditer(pattern, q):
+        before = _CLAUSE.split(q[max(0, m.start() - reach):m.start()])[-1]
+        if not re.search(NEGATION, before):
+            return True
+    return False
 
 
 def chinese_number(text: str) -> Optional[str]:

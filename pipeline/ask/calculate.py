@@ -93,7 +93,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _JOB_LABEL = re.compile(r"(?<![A-Za-z0-9])(?:[PJ]|进程|作业)\s*\d{1,2}(?![\d.个])")
 _ALL_BITS = re.compile(r"全\s*[01](?![\d.])")  # 全0、全1子网: the names of bit patterns, not data
 # a count the question spells (三个物理页框, 两级): it grounds a program's 3, and need not be used
-_SPELLED_COUNT = re.compile(r"([一二两三四五六七八九十])\s*(?:个|台|片|级|次|块|条|路|道|层|位)")
+_SPELLED_COUNT = re.compile(r"([一二两三四五六七八九十])\s*(?:个|台|片|级|次|块|条|路|道|层|位|段(?:的)?(?:指令)?流水)")
 _DOTTED_QUAD = re.compile(r"(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 # a hex number: 0x1A3C, or upper-case digits with at least one decimal digit and H (1A3CH, 5000H)
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX]([0-9A-Fa-f]+)|([0-9A-F]*[0-9][0-9A-F]*)H)(?![0-9A-Za-z])")
@@ -102,12 +102,18 @@ _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.S)
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/%]|//|\*\*)?=(?!=)")
 _COMMENT = re.compile(r"#\s*(.*)$")
 _SHADOWED = re.compile(r"^(\w+)\s*=\s*\1\s*\(", re.M)
+# a convention the question states, no datum: a unit's base (1M按10^6计, 1K=1000) or the midpoint of a
+# binary search (mid=⌊(low+high)/2⌋)
+_CONVENTION = re.compile(r"1\s*[KMGkmg]\s*[Bb]?\s*(?:按|取|=|等于)\s*(?:10\s*\^\s*[369]|1000|1024|1000000|1048576)\s*计?"
+                         r"|mid\s*=\s*[⌊\[(]?\s*\(\s*low\s*\+\s*high\s*\)\s*/\s*2\s*[⌋\])]?")
 
 
 def given_numbers(question: "str | Asked") -> list[str]:
     """The numbers the question gives, as written; a hex number (0x1A3C, 1A3CH) as its decimal value;
-    a dotted IPv4 address or mask (192.168.1.0) as its four numbers, not two decimals."""
-    text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", asked_of(question).norm)
+    a dotted IPv4 address or mask (192.168.1.0) as its four numbers, not two decimals; none in a
+    stated convention (``_CONVENTION``)."""
+    text = _CONVENTION.sub(" ", asked_of(question).norm)
+    text = _HEX.sub(lambda m: f" {int(m.group(1) or m.group(2), 16)} ", text)
     text = _DOTTED_QUAD.sub(lambda m: " " + " ".join(m.groups()) + " ", text)
     text = _ALL_BITS.sub(" ", text)
     text = _JOB_LABEL.sub(" ", text)
@@ -292,7 +298,7 @@ def render(result: ProgramResult, labels: dict[str, str], citation: str) -> str:
 
 def simulated(source: str) -> bool:
     """Whether the program's result is a maintained simulation's (its last statement calls one;
-    ``to_bits`` and ``fraction_text`` only write a value another way)."""
+    ``to_bits``, ``to_hex`` and ``fraction_text`` only write a value another way)."""
     try:
         last = ast.parse(source).body[-1]
     except (SyntaxError, IndexError):

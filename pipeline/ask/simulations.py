@@ -210,6 +210,12 @@ def hamming_bits(data_bits: int) -> int:
 def binary_search_asl(n: int) -> float:
     """Average key comparisons of a successful binary search over n sorted elements: the sum of the
     elements' depths in the decision tree (root at depth 1) over n."""
+    return binary_search_comparisons(n) / n
+
+
+def binary_search_comparisons(n: int) -> int:
+    """The key comparisons of finding each of n sorted elements once by binary search (mid = (low +
+    high) // 2), summed: the elements' depths in the decision tree, root at depth 1."""
     n = _positive_int(n, "n", MAX_TABLE)
     total, stack = 0, [(1, n, 1)]  # (low, high, depth of their middle)
     while stack:
@@ -219,7 +225,7 @@ def binary_search_asl(n: int) -> float:
         mid = (low + high) // 2
         total += depth
         stack += [(low, mid - 1, depth + 1), (mid + 1, high, depth + 1)]
-    return total / n
+    return total
 
 
 MAX_BITS = 1_000  # an exam frame is tens of bits
@@ -255,8 +261,15 @@ def to_bits(n: int) -> str:
     return format(n, "b")
 
 
+def to_hex(n: int) -> str:
+    """A non-negative integer as the exam writes hex: upper-case digits and H, 129596 → ``"1FA3CH"``."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 1 << MAX_BITS:
+        raise ValueError(f"to_hex() takes an integer from 0 to 2**{MAX_BITS}, not {n!r}")
+    return format(n, "X") + "H"
+
+
 SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, linear_probe_table,
                                        linear_probe_probes, linear_probe_misses, hamming_bits, binary_search_asl,
-                                       crc_remainder, to_bits, fraction_text)} | SCHEDULING
-# what only writes a value another way (a number in binary, a ratio as a fraction): no simulation's result
-FORMATTERS = frozenset({"to_bits", "fraction_text"})
+                                       binary_search_comparisons, crc_remainder, to_bits, to_hex, fraction_text)} | SCHEDULING
+# what only writes a value another way (a number in binary or hex, a ratio as a fraction): no simulation's result
+FORMATTERS = frozenset({"to_bits", "to_hex", "fraction_text"})

@@ -136,3 +136,16 @@ def test_the_crc_frame_sent_is_given_when_asked(question, remainder, sent):
 def test_a_channel_limit_is_rounded_to_two_decimals(question, rule, shown):
     text, _, _ = _solved(question, rule)
     assert text.splitlines()[-2] == f"答：最大数据传输速率为{shown}。"
+
+
+@pytest.mark.parametrize("text, said", [
+    ("不计处理和排队时延", False),  # taken back in its clause
+    ("忽略段间锁存器延迟", False),
+    ("中间无阻塞", False),
+    ("分组要在路由器排队", True),
+    ("不考虑确认，但有排队时延", True),  # the negation is in another clause
+])
+def test_a_mention_taken_back_is_no_mention(text, said):
+    from pipeline.ask.calc_text import mentioned
+
+    assert mentioned(r"排队|锁存|阻塞", text) is said

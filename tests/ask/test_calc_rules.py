@@ -207,13 +207,62 @@ CASES = [
     ("bus_bandwidth", "32位数据总线，时钟频率100MHz，一个总线周期占4个时钟周期，每个总线周期传送一次数据，求总线带宽。", 100, {}),
     ("chip_count", "主存容量256KB，用32K×8位的芯片构成，共需多少片？", 8, {}),
     # --- simulations
-    ("binary_search_asl", "对长度为12的有序表进行折半查找，在等概率情况下查找成功的平均查找长度是多少？", 37 / 12, {}),
-    ("binary_search_asl", "7个关键字的有序顺序表，二分查找成功时的ASL为多少？", 17 / 7, {}),
+    # 12 elements: depths 1 + 2·2 + 4·3 + 5·4 = 37 comparisons; shown as 37/12 and rounded, as the hash rule's
+    ("binary_search_asl", "对长度为12的有序表进行折半查找，在等概率情况下查找成功的平均查找长度是多少？", 3.08,
+     {"found": 37, "answer_fraction": "37/12"}),
+    ("binary_search_asl", "7个关键字的有序顺序表，二分查找成功时的ASL为多少？", 2.43, {"answer_fraction": "17/7"}),
+    # a stated midpoint convention is no datum: its 2 need not be used
+    ("binary_search_asl", "对长度为12的有序表折半查找（mid=⌊(low+high)/2⌋），查找成功的平均查找长度是多少？", 3.08, {}),
     ("crc_remainder", "要发送的数据为1101011011，采用CRC校验，生成多项式是G(x)=x^4+x+1，求余数。", "1110",
      {"generator": "10011"}),
     ("crc_remainder", "信息码1010001101，生成多项式对应的比特串为110101，CRC校验码是多少？要发送的码字是什么？",
      "101000110101110", {"answer_check": "01110"}),
     ("crc_remainder", "信息位为10110，G(x)=x^3+x+1，求CRC校验码。", "000", {}),  # 10110 = x·G(x)
+    # --- wordings other than the ones the rules were first written on
+    # a page table as arrows: 2700 // 1024 = 2 → block 7, offset 652; 7 * 1024 + 652 = 7820
+    ("paging_address", "页面大小1KB，页表：页0→块4，页1→块3，页2→块7。逻辑地址2700（十进制）的物理地址是多少？", 7820,
+     {"block": 7, "offset": 652}),
+    # 十六进制的1B2CH = 6956, // 4096 = 1, offset 2860; 12 * 4096 + 2860 = 52012 = CB2CH
+    ("paging_address", "页面大小4KB，逻辑地址是十六进制的1B2CH，这一页装在第12号物理块，求物理地址。", 52012,
+     {"answer_hex": "CB2CH"}),
+    # unequal stages: the clock is the slowest, 30 ns; (3 + 10 - 1) * 30 = 360 ns
+    ("pipeline_time", "三段流水线，各段分别耗时10ns、30ns、20ns，流水执行10条指令，不考虑相关，一共要多少时间？", 360,
+     {"dt": 30, "stages": 3}),
+    # 4 consecutive sectors: a turn 10 ms, wait 5 ms, transfer 4 * 10 / 50 = 0.8 ms; 6 + 5 + 0.8
+    ("disk_access_time", "磁盘转速6000转/分，平均寻道时间6ms，每磁道50个扇区，读出同一磁道上连续的4个扇区平均要多久？", 11.8,
+     {"transfer": 0.8}),
+    # degrees in words: n2 = 10, n1 = 5; branches 25, n = 26, n0 = 26 - 15 = 11
+    ("binary_tree_counts", "一棵二叉树里有10个结点左右孩子都有，5个结点只有一个孩子，叶子有几个？", 11, {"total": 26}),
+    # 求…的高度，以及…的个数: 100 nodes, height floor(log2 100) + 1 = 7, leaves 100 - 50 = 50
+    ("complete_binary_tree", "求：100个结点的完全二叉树的高度，以及其中叶结点的个数。", 50, {"answer_height": 7}),
+    # the addresses given only as 地址0~6: m = 7; 7 → 0, 14 → 0 then 1, 3 → 3: 1 + 2 + 1 = 4 comparisons
+    # over 3 keys, rounded to 1.33
+    ("linear_probing_hash", "散列表地址0~6，H(key)=key%7，线性探测，依次插入7、14、3，求查找成功的平均查找长度。", 1.33,
+     {"m": 7, "answer_success_fraction": "4/3"}),
+    ("nyquist_rate", "无噪声信道带宽4kHz，码元有8种离散状态，按奈氏准则最高能传多快？", 24, {}),
+    ("sliding_window", "GBN协议的帧序号用4个比特编号，发送窗口最大能到多少？", 15, {}),
+    # 1000 B at 10 Mb/s = 0.8 ms; 200 km / 2×10^5 km/s = 1 ms
+    ("frame_delay", "A给B发一个1000字节的帧，速率10Mb/s，相距200km，传播速度2×10^5km/s，从A开始发到B收到最后一位要多久？", 1.8, {}),
+    # queueing taken back (不计…排队时延): 500 B at 1 Mb/s = 4 ms; 1000 km / 2×10^8 m/s = 5 ms
+    ("frame_delay", "主机A经1Mbps的链路向相距1000km的主机B发送一个500字节的分组，信号传播速率2×10^8 m/s，不计处理和排队时延。"
+     "从A开始发送到B收完整个分组需要多少时间？", 9, {}),
+    # a distance given, not asked: 2 · 2 km / 2×10^5 km/s = 20 μs; × 10 Mb/s = 200 bit
+    ("min_frame_length", "CSMA/CD总线网，数据率10Mbps，两站之间最远距离2km，信号传播速度为200000km/s，最短帧长应为多少比特？",
+     200, {}),
+    # 4 clocks a transfer: 4 B × 50 MHz / 4 = 50 MB/s; the unit's base stated (1M按10^6计) is no datum
+    ("bus_bandwidth", "总线宽度32位，总线时钟频率50MHz，完成一次数据传送需要4个时钟周期，总线带宽是多少（1M按10^6计）？", 50, {}),
+    # 不同时启动 is the serial order: 0.9 · 4 + 0.1 · (4 + 40) = 8 ns
+    ("cache_access_time", "Cache命中率90%，访问Cache一次4ns，访问主存一次40ns。CPU先访问Cache，不命中才访问主存"
+     "（Cache与主存不同时启动访问），平均访存时间是多少？", 8, {}),
+    # a 12-bit logical address: the page number takes 12 - 10 = 2 bits; 0x9A3 = 2467 → page 2 → block 5,
+    # offset 419; 5 · 1024 + 419 = 5539 = 15A3H
+    ("paging_address", "逻辑地址12位，页大小1KB，页表中第0、1、2、3页依次对应物理块号7、1、5、2，把逻辑地址0x9A3转换成物理地址。",
+     5539, {"page_no_bits": 2, "answer_hex": "15A3H"}),
+    # a reference string written with spaces: OPT on 1 2 3 4 1 2 5 with 3 frames: 1 2 3 miss, 4 evicts 3
+    # (never used again), 1 2 hit, 5 misses: 5 faults
+    ("page_faults", "页面引用串为 1 2 3 4 1 2 5，内存中有3个页框且初始为空，采用OPT置换，缺页多少次？", 5, {}),
+    # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
+    ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
 
 
@@ -250,6 +299,13 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "主存按字编址，地址32位，Cache容量16KB，块大小64B，直接映射，标记几位？",  # word addressing
     "地址32位，Cache容量16KB，块大小64B，标记几位？",  # no mapping
     "5段流水线，每段2ns，存在数据相关引起停顿，执行10条指令需要多少时间？",  # stalls
+    "4段流水线，各段分别为10ns、20ns、30ns，执行10条指令需要多少时间？",  # three times for four stages
+    "3段流水线，各段分别为10ns、20ns、30ns，锁存器延迟2ns，执行10条指令需要多少时间？",  # a latch delay
+    "3段流水线，各段分别为10ns、20μs、30ns，执行10条指令需要多少时间？",  # two units
+    "磁盘转速6000转/分，平均寻道时间6ms，每磁道50个扇区，读4个扇区平均要多久？",  # not said to be consecutive
+    "1000B的帧，速率10Mb/s，相距2km，传播速率2×10^8m/s，还要在路由器排队，从开始发送到收完要多久？",  # queueing
+    "逻辑地址8位，页面大小1KB，逻辑地址2500所在页放在物理块3，物理地址是多少？",  # 2500 needs more than 8 bits
+    "二叉树有10个结点左右孩子都有，度为2的结点有12个，共有多少个结点？",  # degree 2 stated twice, differently
     "5段流水线，每段2ns，执行10条指令，吞吐率和总时间各是多少？",  # throughput too
     "一个1000字节的帧在10Mb/s的链路上发送，传播速率2×10^8m/s，总时延是多少？",  # no distance
     "1000B的帧，速率10Mb/s，链路长2km，传播速率2×10^8m/s，发送完后等待确认帧，总时延是多少？",  # an acknowledgement

@@ -192,6 +192,18 @@ def test_hex_numbers_are_given_as_their_value():
     assert calculate.ungrounded("addr = 0x1A3C\nanswer = addr % 4096", "逻辑地址0x1A3C，页面大小4KB") == []
 
 
+def test_a_stated_convention_gives_no_number():
+    # 1M按10^6计 fixes a unit, mid=⌊(low+high)/2⌋ the midpoint: neither is a datum the program must use
+    assert calculate.given_numbers("总线带宽是多少（以MB/s为单位，1M按10^6计）？时钟100MHz") == ["100"]
+    assert calculate.given_numbers("长度为12的有序表折半查找（mid=⌊(low+high)/2⌋）") == ["12"]
+    assert calculate.given_numbers("每个块2M，共10^6个块") == ["2", "10", "6"]  # a datum, not a convention
+
+
+def test_a_spelled_stage_count_grounds_its_literal():
+    assert calculate.spelled_counts("五段流水线，每段10ns") == [5.0]
+    assert calculate.spelled_counts("一段程序执行了10ns") == []  # 一段 of a program is no count
+
+
 def test_a_bit_string_is_a_number_the_question_must_give():
     question = "信息位101001，生成多项式G(x)=x^3+x^2+1，余数是多少？"
     assert calculate.ungrounded('info = "101001"\ng = to_bits(2 ** 3 + 2 ** 2 + 1)', question) == []

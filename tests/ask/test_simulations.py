@@ -122,6 +122,9 @@ def test_binary_search_asl_by_hand():
     assert binary_search_asl(7) == pytest.approx(17 / 7)
     assert binary_search_asl(10) == pytest.approx(2.9)
     assert binary_search_asl(12) == pytest.approx(37 / 12)
+    from pipeline.ask.simulations import binary_search_comparisons
+
+    assert [binary_search_comparisons(n) for n in (1, 3, 7, 10, 12)] == [1, 5, 17, 29, 37]
     for bad in (0, -1, True, 2.5):
         with pytest.raises((TypeError, ValueError)):
             binary_search_asl(bad)
@@ -142,6 +145,15 @@ def test_crc_remainder_by_hand():
             crc_remainder(info, generator)
     with pytest.raises(ValueError):
         to_bits(-1)
+
+
+def test_to_hex_writes_the_exam_s_hex():
+    from pipeline.ask.simulations import to_hex
+
+    assert to_hex(129596) == "1FA3CH" and to_hex(0) == "0H" and to_hex(6716) == "1A3CH"
+    for bad in (-1, 2.5, True, "12"):
+        with pytest.raises(ValueError):
+            to_hex(bad)
 
 
 def test_every_simulation_is_callable_by_the_sandbox():
