@@ -37,6 +37,7 @@ from pipeline.ask.calc_rules_net import (
     NyquistRate,
     ShannonRate,
     SlidingWindow,
+    SubnetAddresses,
     SubnetHosts,
     TransmitDelay,
 )
@@ -71,6 +72,7 @@ RULES: tuple[Rule, ...] = (
     PageTableLevels(), CacheAddressSplit(), PipelineTime(), ChipCount(), CpuTime(), BusBandwidth(),
     CacheAccessTime(),
     FrameDelay(), TransmitDelay(), SlidingWindow(), NyquistRate(), ShannonRate(), SubnetHosts(),
+    SubnetAddresses(),
     MinFrameLength(),
     BinaryTreeCounts(), CompleteBinaryTree(),
 )

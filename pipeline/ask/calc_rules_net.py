@@ -276,6 +276,57 @@ class SubnetHosts(Rule):
         return p.source()
 
 
+class SubnetAddresses(Rule):
+    """网络地址 and/or 广播地址 of the network a host's address is in: the address with its prefix
+    (``172.16.37.100/20``) or beside a mask (``子网掩码255.255.240.0``, ones then zeros). network = the
+    address with its host bits cleared, broadcast = with them all set, both written dotted; the hosts
+    it can assign (2^host_bits - 2) close the answer (asked or not, the count the addresses bound).
+    Subnetting asked (划分为n个子网), a range or first/last host, or a second address: no program.
+    32 is IPv4's address length, a convention the rule names (``conventions``)."""
+
+    name = "subnet_addresses"
+    conventions = frozenset({32.0})
+    _ASK = r"网络地址|广播地址|网络号"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(self._ASK, q) or re.search(r"划分|子网号|地址范围|第一个|最后一个|最小|最大|IPv6|聚合|超网", q):
+            return None
+        prefix, mask = unique(SubnetHosts._PREFIX, q), unique(SubnetHosts._MASK, q)
+        if (prefix is None) == (mask is None):
+            return None
+        addresses = {m.group(0) for m in re.finditer(IPV4, q)} - ({".".join(mask.groups())} if mask else set())
+        if len(addresses) != 1:
+            return None
+        address, = addresses
+        octets = address.split(".")
+        p = Program()
+        p.given("addr_bits", "32", "地址长度（位）")
+        p.line("addr", "[" + ", ".join(literal(o) for o in octets) + "]", "主机地址")
+        if prefix is not None:
+            if prefix.group(1) is None or prefix.group(0).split("/")[0].strip() != address:
+                return None  # the prefix is not written on this address
+            p.given("prefix", prefix.group(5), "网络前缀长度（位）")
+            bits = int(prefix.group(5))
+        else:
+            mask_octets = [int(o) for o in mask.groups()]
+            ones = "".join(f"{o:08b}" for o in mask_octets) if all(o <= 255 for o in mask_octets) else ""
+            if not ones or "01" in ones:
+                return None
+            p.line("mask", "[" + ", ".join(str(o) for o in mask_octets) + "]", "子网掩码")
+            p.line("prefix", "0", "网络前缀长度（位）")
+            p.lines.append("for octet in mask:\n    for i in range(8):\n        prefix = prefix + octet // 2 ** i % 2")
+            bits = ones.count("1")
+        if any(int(o) > 255 for o in octets) or not 1 <= bits <= 30:
+            return None
+        p.line("host_bits", "addr_bits - prefix", "主机号位数（位）")
+        p.line("value", "ip_value(addr)", "主机地址的数值")
+        p.line("network", "value // 2 ** host_bits * 2 ** host_bits", "网络地址的数值")
+        p.line("answer_network", "to_dotted(network)", "网络地址")
+        p.line("answer_broadcast", "to_dotted(network + 2 ** host_bits - 1)", "广播地址")
+        p.line("answer", "2 ** host_bits - 2", "可分配的主机地址数")
+        return p.source()
+
+
 class MinFrameLength(Rule):
     """CSMA/CD's 最短帧长: a frame must last the contention period 2τ, so min = 2τ × rate bits. Needs the
     data rate and either the link length with the propagation speed (τ = distance / speed) or the

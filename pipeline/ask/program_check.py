@@ -30,7 +30,7 @@ BUILTIN_FUNCTIONS = ("min", "max", "abs", "round", "int", "float", "len", "sum",
 SIMULATION_FUNCTIONS = ("fifo_faults", "lru_faults", "opt_faults", "huffman_wpl", "linear_probe", "linear_probe_table",
                         "linear_probe_probes", "linear_probe_misses", "hamming_bits", "binary_search_asl",
                         "binary_search_comparisons",
-                        "crc_remainder", "to_bits", "to_hex", "fraction_text",
+                        "crc_remainder", "to_bits", "to_hex", "fraction_text", "ip_value", "to_dotted",
                         "schedule_order", "avg_turnaround", "avg_weighted_turnaround", "avg_waiting")
 FUNCTIONS = frozenset(MATH_FUNCTIONS + BUILTIN_FUNCTIONS + SIMULATION_FUNCTIONS)
 ARG_COUNTS = {"pow": (2, 2), "round": (1, 2), "range": (1, 3), "log": (1, 2), "linear_probe": (2, 3),

@@ -268,8 +268,23 @@ def to_hex(n: int) -> str:
     return format(n, "X") + "H"
 
 
+def ip_value(octets: Sequence[int]) -> int:
+    """An IPv4 address's four numbers as its 32-bit value: [192, 168, 1, 2] → 3232235778."""
+    octets = _int_list(octets, "octets", max_items=4)
+    if len(octets) != 4 or any(not 0 <= o <= 255 for o in octets):
+        raise ValueError(f"an IPv4 address is four numbers 0 to 255, not {octets!r}")
+    return ((octets[0] * 256 + octets[1]) * 256 + octets[2]) * 256 + octets[3]
+
+
+def to_dotted(n: int) -> str:
+    """A 32-bit value as the dotted address the exam writes: 3232235778 → ``"192.168.1.2"``."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 1 << 32:
+        raise ValueError(f"to_dotted() takes an integer from 0 to 2**32 - 1, not {n!r}")
+    return ".".join(str(n >> shift & 255) for shift in (24, 16, 8, 0))
+
+
 SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, linear_probe_table,
                                        linear_probe_probes, linear_probe_misses, hamming_bits, binary_search_asl,
-                                       binary_search_comparisons, crc_remainder, to_bits, to_hex, fraction_text)} | SCHEDULING
+                                       binary_search_comparisons, crc_remainder, to_bits, to_hex, fraction_text, ip_value, to_dotted)} | SCHEDULING
 # what only writes a value another way (a number in binary or hex, a ratio as a fraction): no simulation's result
-FORMATTERS = frozenset({"to_bits", "to_hex", "fraction_text"})
+FORMATTERS = frozenset({"to_bits", "to_hex", "fraction_text", "ip_value", "to_dotted"})

@@ -261,6 +261,12 @@ CASES = [
     # a reference string written with spaces: OPT on 1 2 3 4 1 2 5 with 3 frames: 1 2 3 miss, 4 evicts 3
     # (never used again), 1 2 hit, 5 misses: 5 faults
     ("page_faults", "页面引用串为 1 2 3 4 1 2 5，内存中有3个页框且初始为空，采用OPT置换，缺页多少次？", 5, {}),
+    # 37 = 0010 0101: /20 keeps the high 4 bits of the third number, 32; the host bits all set give 47.255
+    ("subnet_addresses", "某主机地址172.16.37.100/20，它所在网络的网络地址、广播地址各是什么？", 4094,
+     {"answer_network": "172.16.32.0", "answer_broadcast": "172.16.47.255"}),
+    # a mask of 26 ones: 77 = 01 001101 → 64; the broadcast 64 + 63 = 127
+    ("subnet_addresses", "主机IP地址为192.168.5.77，子网掩码为255.255.255.192，该主机所在子网的广播地址是什么？", 62,
+     {"answer_network": "192.168.5.64", "answer_broadcast": "192.168.5.127", "prefix": 26}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
@@ -305,6 +311,9 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "磁盘转速6000转/分，平均寻道时间6ms，每磁道50个扇区，读4个扇区平均要多久？",  # not said to be consecutive
     "1000B的帧，速率10Mb/s，相距2km，传播速率2×10^8m/s，还要在路由器排队，从开始发送到收完要多久？",  # queueing
     "逻辑地址8位，页面大小1KB，逻辑地址2500所在页放在物理块3，物理地址是多少？",  # 2500 needs more than 8 bits
+    "把172.16.0.0/16划分为4个子网，第二个子网的广播地址是多少？",  # subnetting
+    "主机A的地址是10.1.1.5/24，主机B的地址是10.1.2.5/24，它们的网络地址各是什么？",  # two hosts
+    "子网掩码为255.255.0.255，主机10.1.2.3的网络地址是多少？",  # not ones then zeros
     "二叉树有10个结点左右孩子都有，度为2的结点有12个，共有多少个结点？",  # degree 2 stated twice, differently
     "5段流水线，每段2ns，执行10条指令，吞吐率和总时间各是多少？",  # throughput too
     "一个1000字节的帧在10Mb/s的链路上发送，传播速率2×10^8m/s，总时延是多少？",  # no distance

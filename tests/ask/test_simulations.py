@@ -147,6 +147,19 @@ def test_crc_remainder_by_hand():
         to_bits(-1)
 
 
+def test_an_ipv4_address_to_its_value_and_back():
+    from pipeline.ask.simulations import ip_value, to_dotted
+
+    assert ip_value([192, 168, 1, 2]) == 3232235778 and to_dotted(3232235778) == "192.168.1.2"
+    assert to_dotted(0) == "0.0.0.0" and to_dotted(2 ** 32 - 1) == "255.255.255.255"
+    for bad in ([1, 2, 3], [1, 2, 3, 256], [1, 2, 3, -1]):
+        with pytest.raises((TypeError, ValueError)):
+            ip_value(bad)
+    for bad in (-1, 2 ** 32, 1.5):
+        with pytest.raises(ValueError):
+            to_dotted(bad)
+
+
 def test_to_hex_writes_the_exam_s_hex():
     from pipeline.ask.simulations import to_hex
 
