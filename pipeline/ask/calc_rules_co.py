@@ -215,8 +215,10 @@ class CpuTime(Rule):
     """A program's CPU time, or the machine's MIPS: the clock (主频2GHz, 时钟频率500MHz) or the clock
     cycle (时钟周期2ns), the average CPI (CPI为1.5, 平均CPI=4) and, for the time, the instruction count
     (2×10^8条指令, 10^6条). time = count × CPI / frequency (× cycle), in s, ms or μs, the largest
-    unit that keeps it ≥ 1; MIPS = frequency / (CPI × 10^6). A mix of instruction types (比例, 占…%),
-    both asked, or both the clock and the cycle given: no program."""
+    unit that keeps it ≥ 1; MIPS = frequency / (CPI × 10^6). A mix of instruction types (运算类指令占60%，CPI=1;
+    or 比例分别为60%、30%、10%，CPI分别为1、2、6, the shares adding up to 100%) gives the average CPI, shown
+    when asked (求平均CPI及MIPS). Both the time and the MIPS asked, or both the clock and the cycle given:
+    no program."""
 
     name = "cpu_time"
     _FREQ = r"(?:主频|时钟频率|频率|时钟)(?:为|是|均为)?\s*(\d+(?:\.\d+)?)\s*(GHz|MHz|kHz|Hz)"
@@ -226,15 +228,26 @@ class CpuTime(Rule):
     # a mix of instruction classes: 运算类指令占60%，CPI=1 (or CPI为1，占60%)
     _MIX = (r"占\s*(\d+(?:\.\d+)?)\s*%\s*[,，、;；]?\s*(?:其)?(?:平均)?CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)"
             r"|CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)\s*[,，、;；]?\s*(?:的指令)?占\s*(\d+(?:\.\d+)?)\s*%")
+    # or as two lists in the same order: 所占比例分别为60%、30%、10%，对应的CPI分别为1、2、6
+    _SHARES = r"(?:比例|占比|频度|使用频率|频率)(?:分别)?(?:为|是)?\s*((?:\d+(?:\.\d+)?\s*%\s*[、,]\s*)+\d+(?:\.\d+)?\s*%)"
+    _CPIS = r"CPI(?:分别)?(?:为|是)?\s*((?:\d+(?:\.\d+)?\s*[、,]\s*)+\d+(?:\.\d+)?)(?!\s*%)"
     _TIME = r"(?:执行|运行|CPU)(?:时间|该程序.{0,4}时间)|(?:需要|要|用|花)[^，。？]{0,4}(?:多少|多长|多久)(?:时间)?|多长时间|多少时间"
+    _ASK_CPI = r"(?:求|计算|算出)[^。？]{0,12}平均CPI|平均CPI(?:是|为)?(?:多少|几)"
 
     def match(self, q: str) -> Optional[str]:
-        if re.search(r"分别|加速比|提高|改进|更快|快多少", q):
-            return None
         freq, cycle = unique(self._FREQ, q), unique(self._CYCLE, q)
         mix = [(m.group(1) or m.group(4), m.group(2) or m.group(3)) for m in re.finditer(self._MIX, q)]
+        shares, cpis = unique(self._SHARES, q), unique(self._CPIS, q)
+        listed = bool(shares and cpis and not mix)
+        if listed:
+            mix = list(zip(re.findall(r"\d+(?:\.\d+)?", shares.group(1)), re.findall(r"\d+(?:\.\d+)?", cpis.group(1))))
+            if len(re.findall(r"\d+(?:\.\d+)?", shares.group(1))) != len(re.findall(r"\d+(?:\.\d+)?", cpis.group(1))):
+                return None
+            q = q.replace(shares.group(0), "").replace(cpis.group(0), "")  # their 分别 is the lists' own
+        if re.search(r"分别|加速比|提高|改进|更快|快多少", q):
+            return None
         if mix:
-            if len(mix) < 2 or sum(float(share) for share, _ in mix) != 100 or len(re.findall(r"%", q)) != len(mix):
+            if len(mix) < 2 or sum(float(share) for share, _ in mix) != 100 or len(re.findall(r"%", q)) != len(mix) * (not listed):
                 return None
             cpi_text = "(" + " + ".join(f"{literal(share)} * {literal(c)}" for share, c in mix) + ") / 100"
             cpi_value = sum(float(share) * float(c) for share, c in mix) / 100
@@ -244,10 +257,16 @@ class CpuTime(Rule):
                 return None
             cpi_text = literal(cpi.group(1) or cpi.group(2))
             cpi_value = float(cpi_text)
-        if (freq is None) == (cycle is None) or cpi_value <= 0:
+        mips, timed, asks_cpi = "MIPS" in q.upper(), bool(re.search(self._TIME, q)), bool(re.search(self._ASK_CPI, q))
+        if (mips and timed) or not (mips or timed or asks_cpi) or (asks_cpi and not mix) or cpi_value <= 0:
             return None
-        mips, timed = "MIPS" in q.upper(), bool(re.search(self._TIME, q))
-        if mips == timed:
+        if not (mips or timed):  # the mix's average CPI alone: a clock or a count would be data left unused
+            if freq is not None or cycle is not None or unique(COUNT, q) is not None:
+                return None
+            p = Program()
+            p.line("answer", cpi_text, "平均CPI")
+            return p.source()
+        if (freq is None) == (cycle is None):
             return None
         p = Program()
         if freq is not None:
@@ -258,6 +277,8 @@ class CpuTime(Rule):
             p.line("freq", "1000000000 / cycle", "主频", "Hz")
             per_second = 1e9 / value(cycle.group(1), cycle.group(2), TIME_NS)
         p.line("cpi", cpi_text, "平均CPI")
+        if asks_cpi:  # the mix's average, asked: a conclusion of its own
+            p.line("answer_cpi", "cpi", "平均CPI")
         if mips:
             if unique(COUNT, q) is not None:
                 return None  # an instruction count is a datum the MIPS does not use

@@ -267,6 +267,10 @@ CASES = [
     # a mask of 26 ones: 77 = 01 001101 → 64; the broadcast 64 + 63 = 127
     ("subnet_addresses", "主机IP地址为192.168.5.77，子网掩码为255.255.255.192，该主机所在子网的广播地址是什么？", 62,
      {"answer_network": "192.168.5.64", "answer_broadcast": "192.168.5.127", "prefix": 26}),
+    # a mix as two lists: CPI (50·2 + 30·3 + 20·5) / 100 = 2.9; 580 MHz / 2.9 = 200 MIPS
+    ("cpu_time", "主频580MHz，三类指令所占比例分别为50%、30%、20%，对应的CPI分别为2、3、5，求平均CPI和MIPS。", 200,
+     {"answer_cpi": 2.9}),
+    ("cpu_time", "某程序中三类指令所占比例分别为50%、30%、20%，CPI分别为2、3、5，求平均CPI。", 2.9, {}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
@@ -312,6 +316,9 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "1000B的帧，速率10Mb/s，相距2km，传播速率2×10^8m/s，还要在路由器排队，从开始发送到收完要多久？",  # queueing
     "逻辑地址8位，页面大小1KB，逻辑地址2500所在页放在物理块3，物理地址是多少？",  # 2500 needs more than 8 bits
     "把172.16.0.0/16划分为4个子网，第二个子网的广播地址是多少？",  # subnetting
+    "三类指令所占比例分别为50%、30%、20%，CPI分别为2、3，求平均CPI。",  # lists of two lengths
+    "三类指令所占比例分别为50%、30%、30%，CPI分别为2、3、5，求平均CPI。",  # shares over 100%
+    "主频1GHz，三类指令所占比例分别为50%、30%、20%，CPI分别为2、3、5，求平均CPI。",  # a clock left unused
     "主机A的地址是10.1.1.5/24，主机B的地址是10.1.2.5/24，它们的网络地址各是什么？",  # two hosts
     "子网掩码为255.255.0.255，主机10.1.2.3的网络地址是多少？",  # not ones then zeros
     "二叉树有10个结点左右孩子都有，度为2的结点有12个，共有多少个结点？",  # degree 2 stated twice, differently
