@@ -31,6 +31,7 @@ from pipeline.ask.calc_rules_co import (
     CpuTime,
     PipelineTime,
 )
+from pipeline.ask.calc_rules_forms import CompleteGraphEdges, IntegerRange
 from pipeline.ask.calc_rules_net import (
     FrameDelay,
     MinFrameLength,
@@ -75,6 +76,7 @@ RULES: tuple[Rule, ...] = (
     SubnetAddresses(),
     MinFrameLength(),
     BinaryTreeCounts(), CompleteBinaryTree(),
+    IntegerRange(), CompleteGraphEdges(),
 )
 
 

@@ -111,23 +111,31 @@ class FrameDelay(Rule):
 
 class SlidingWindow(Rule):
     """最大发送窗口 with n-bit sequence numbers: GBN (后退N帧) 2^n - 1; SR (选择重传) 2^(n-1), the
-    receive window as large as the send window. A receive window stated as a number: no program."""
+    receive window as large as the send window; both, in the order named, when both are named and
+    asked. A receive window stated as a number: no program."""
 
     name = "sliding_window"
     _BITS = (r"(\d+)\s*个?(?:位|比特|bit)(?:的)?(?:帧)?(?:序号|编号|序列号)"
-             r"|(?:序号|编号|序列号)(?:字段)?(?:用|为|占|长|有|采用)?\s*(\d+)\s*个?(?:位|比特|bit)")
+             r"|(?:序号|编号|序列号)(?:字段)?(?:用|为|占|长度为|长度是|长|有|采用)?\s*(\d+)\s*个?(?:位|比特|bit)")
+    _GBN = r"后退N帧|回退N帧|GBN|Go-Back-N"
+    _SR = r"选择重传|选择性重传|(?<![A-Za-z])SR(?![A-Za-z])"
 
     def match(self, q: str) -> Optional[str]:
         bits = unique(self._BITS, q)
-        gbn = bool(re.search(r"后退N帧|回退N帧|GBN|Go-Back-N", q, re.I))
-        sr = bool(re.search(r"选择重传|选择性重传|(?<![A-Za-z])SR(?![A-Za-z])", q))
-        if bits is None or gbn == sr or not re.search(r"发送窗口[^，。？]{0,6}(?:最大|最多)|(?:最大|最多)[^，。？]{0,4}发送窗口", q):
+        gbn, sr = re.search(self._GBN, q, re.I), re.search(self._SR, q)
+        if bits is None or not (gbn or sr) or not re.search(
+                r"发送窗口[^，。？]{0,6}(?:最大|最多)|(?:最大|最多)[^，。？]{0,4}发送窗口", q):
             return None
         if re.search(r"接收窗口[^，。？]{0,6}\d", q):
             return None
         p = Program()
         p.given("bits", bits.group(1) or bits.group(2), "序号位数")
-        p.line("answer", "2 ** bits - 1" if gbn else "2 ** (bits - 1)", "最大发送窗口")
+        formulas = {"gbn": ("2 ** bits - 1", "后退N帧的最大发送窗口"), "sr": ("2 ** (bits - 1)", "选择重传的最大发送窗口")}
+        named = sorted((m.start(), name) for name, m in (("gbn", gbn), ("sr", sr)) if m)
+        for i, (_, name) in enumerate(named):
+            expression, label = formulas[name]
+            last = i == len(named) - 1
+            p.line("answer" if last else f"answer_{name}", expression, label if len(named) > 1 else "最大发送窗口")
         return p.source()
 
 

@@ -241,6 +241,9 @@ CASES = [
      {"m": 7, "answer_success_fraction": "4/3"}),
     ("nyquist_rate", "无噪声信道带宽4kHz，码元有8种离散状态，按奈氏准则最高能传多快？", 24, {}),
     ("sliding_window", "GBN协议的帧序号用4个比特编号，发送窗口最大能到多少？", 15, {}),
+    # both protocols asked: both windows, in the order named (GBN 2^3 - 1 = 7, SR 2^2 = 4)
+    ("sliding_window", "采用3比特序号，GBN和选择重传的最大发送窗口各是多少？", 4, {"answer_gbn": 7}),
+    ("sliding_window", "帧序号字段长度为4比特，选择重传和后退N帧的发送窗口最大各为多少？", 15, {"answer_sr": 8}),
     # 1000 B at 10 Mb/s = 0.8 ms; 200 km / 2×10^5 km/s = 1 ms
     ("frame_delay", "A给B发一个1000字节的帧，速率10Mb/s，相距200km，传播速度2×10^5km/s，从A开始发到B收到最后一位要多久？", 1.8, {}),
     # queueing taken back (不计…排队时延): 500 B at 1 Mb/s = 4 ms; 1000 km / 2×10^8 m/s = 5 ms
@@ -271,6 +274,13 @@ CASES = [
     ("cpu_time", "主频580MHz，三类指令所占比例分别为50%、30%、20%，对应的CPI分别为2、3、5，求平均CPI和MIPS。", 200,
      {"answer_cpi": 2.9}),
     ("cpu_time", "某程序中三类指令所占比例分别为50%、30%、20%，CPI分别为2、3、5，求平均CPI。", 2.9, {}),
+    # 8-bit two's complement: -2^7 = -128 … 2^7 - 1 = 127; sign-magnitude loses -128 to its second zero
+    ("integer_range", "8位补码表示的整数，最小值和最大值分别是多少？", 127, {"answer_min": -128}),
+    ("integer_range", "用16位原码表示带符号整数，表示范围是多少？", 32767, {"answer_min": -32767}),
+    ("integer_range", "10位无符号整数能表示的最大值是多少？", 1023, {}),
+    # 6 vertices: 6·5/2 = 15 edges; directed 6·5 = 30 arcs
+    ("complete_graph_edges", "6个顶点的无向完全图有多少条边？", 15, {}),
+    ("complete_graph_edges", "有向完全图有6个顶点的话，共有几条弧？无向完全图呢？", 15, {"answer_directed": 30}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
@@ -316,6 +326,10 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "1000B的帧，速率10Mb/s，相距2km，传播速率2×10^8m/s，还要在路由器排队，从开始发送到收完要多久？",  # queueing
     "逻辑地址8位，页面大小1KB，逻辑地址2500所在页放在物理块3，物理地址是多少？",  # 2500 needs more than 8 bits
     "把172.16.0.0/16划分为4个子网，第二个子网的广播地址是多少？",  # subnetting
+    "8位原码和补码表示整数的范围各是多少？",  # two codes
+    "8位补码定点小数的表示范围是多少？",  # a fraction
+    "为什么8位补码整数的范围比原码多一个数？",  # a why-question
+    "6个顶点的连通图最少有几条边？",  # not a complete graph
     "三类指令所占比例分别为50%、30%、20%，CPI分别为2、3，求平均CPI。",  # lists of two lengths
     "三类指令所占比例分别为50%、30%、30%，CPI分别为2、3、5，求平均CPI。",  # shares over 100%
     "主频1GHz，三类指令所占比例分别为50%、30%、20%，CPI分别为2、3、5，求平均CPI。",  # a clock left unused
@@ -325,7 +339,6 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "5段流水线，每段2ns，执行10条指令，吞吐率和总时间各是多少？",  # throughput too
     "一个1000字节的帧在10Mb/s的链路上发送，传播速率2×10^8m/s，总时延是多少？",  # no distance
     "1000B的帧，速率10Mb/s，链路长2km，传播速率2×10^8m/s，发送完后等待确认帧，总时延是多少？",  # an acknowledgement
-    "采用3比特序号，GBN和选择重传的最大发送窗口各是多少？",  # two protocols
     "1000B的帧，速率10Mb/s，链路长2km，发送时延和传播时延分别是多少？",  # the propagation too
     "数据传输速率为10Mb/s，发送一个帧需要多少时间？",  # no frame length
     "发送1000B的帧，速率10Mb/s或100Mb/s，发送时延是多少？",  # two rates
