@@ -219,12 +219,17 @@ class _Rows:
 
     def _add(self, label: list[str], cells: list[Optional[Fact]], limit: int = MAX_ROWS) -> bool:
         """Add a row (False when the table has ``limit`` rows). Two cells saying the same
-        ("时间复杂度：NlogN" twice) are no difference: used, not shown."""
+        ("时间复杂度：NlogN" twice) are no difference, and a row the table already has (two passages
+        holding the same sentences) says nothing new: used, not shown."""
         if len(self.rows) >= limit:
             return False
         if all(cells) and _squash(cells[0].said) == _squash(cells[1].said):
             self.used.update(id(f) for f in cells)
             return True
+        said = [_squash(f.said) if f else None for f in cells]
+        if any([_squash(f.said) if f else None for f in row] == said for _, row in self.rows):
+            self.used.update(id(f) for f in cells if f is not None)
+            return True  # the same two sentences again, from another passage holding them: one row
         self.rows.append((label, cells))
         self.used.update(id(f) for f in cells if f is not None)
         return True

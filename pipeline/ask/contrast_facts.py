@@ -29,7 +29,7 @@ clause is given to a side only when it is unambiguous:
 6. a fact must say something besides the name: ``MIN_PREDICATE`` characters, ``MIN_CELL`` for a
    table field or a "name：value" clause ("RIP：距离-向量");
 7. sentences that state nothing are not read: a past-paper record's, an exercise's or an option's
-   (an option may be the wrong one), a question, a link.
+   (an option may be the wrong one), a question, an exercise's task (…，求Cache命中次数), a link.
 
 Everything here is verbatim: a fact's text is a stretch of one passage sentence, or one table cell.
 """
@@ -64,7 +64,9 @@ _SWITCH = re.compile(r"^\s*(?:而|但是?|然而)?\s*(?:前者|后者|另一|另
 _GOES_ON = re.compile(r"^\s*(?:因此|所以|故|即|也就是说|这样|此时|于是|从而|但是?|然而|否则|同时|并且|而且)")
 _OPTION = re.compile(r"^\s*[(（]?[A-D][.．、)）:：]")
 _NOT_STATED = re.compile(r"例题|习题|本题|题中|故选|选项|答案|详见|参见|https?://|[?？]\s*$|[(（]\s*[)）]|[吗呢]\s*[。.]?$"
-                         r"|(?<![a-z0-9])[A-D]\s*(?:[.．、]|错误|正确|项|对|错)", re.I)
+                         r"|(?<![a-z0-9])[A-D]\s*(?:[.．、]|错误|正确|项|对|错)"
+                         # an exercise's task (假设…，求Cache命中次数): what it assumes holds for that exercise only
+                         r"|(?:^|[，,；;])\s*(?:分别|再|并|试|请)?(?:求出?|计算出|试问|问|指出|写出|画出)[^，,；;。]{0,30}[。.]?\s*$", re.I)
 _HEADING_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#一二三四五六七八九十]+|[:：]\s*$")
 TABLE_ROW = re.compile(r"^[^；。\n]{1,40}；[^；。\n]{1,30}[：:]")  # a row as the clean stage writes it (表头：值；…)
 # a row glued to the sentence before it in one line (a chunk joins a list's last item and the table's

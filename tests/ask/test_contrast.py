@@ -92,6 +92,21 @@ def test_a_longer_name_or_an_object_is_no_side():
     assert [f.side for f in found] == [0] and found[0].text.startswith("直接寻址的形式地址")
 
 
+def test_an_exercise_s_task_states_nothing_of_either_side():
+    # what an exercise assumes (假设…直接映射，求…) holds for that exercise only
+    text = ("假设地址映射方式为直接映射，求Cache命中次数。假设地址映射方式为组相联映射，分别指出标记、组号的位数。"
+            "直接映射的每个主存块只能放到Cache中唯一的一行。组相联映射的主存块可以放到对应组中的任意一行。")
+    found = facts(["直接映射", "组相联映射"], _hits(text), RULES)
+    assert [f.text for f in found] == ["直接映射的每个主存块只能放到Cache中唯一的一行。",
+                                       "组相联映射的主存块可以放到对应组中的任意一行。"]
+
+
+def test_the_same_two_sentences_in_two_passages_make_one_row():
+    text = "直接映射的每个主存块只能放到Cache中唯一的一行。组相联映射的主存块可以放到对应组中的任意一行。"
+    t = contrast.table("直接映射和组相联映射有什么区别", _hits(text, text), RULES)
+    assert len(t.rows) == 1 and t.full_rows == 1
+
+
 def test_a_table_row_gives_one_fact_per_field_and_rows_pair_the_fields():
     rows = ("分页；单位：信息的物理单位；大小：固定，由系统决定\n"
             "分段；单位：信息的逻辑单位；大小：不固定，由用户程序决定")
