@@ -106,15 +106,17 @@ class PipelineTime(Rule):
     instruction takes k stages, each later one finishes a stage after the one before). Δt is the stage
     time (每段10ns), or, with the stages' own times listed (四段分别耗时60ns、80ns、50ns、70ns, as many as
     the stages), the slowest of them: the clock must let every stage finish (the exam's convention; a
-    latch delay or another clock stated: no program). Any hazard, stall or bubble not negated (没有阻塞,
-    不考虑相关), or a question that also asks throughput, speedup or efficiency: no program."""
+    latch delay or another clock stated: no program). 加速比 and 效率 when asked: against each instruction
+    going through every stage alone, speedup = n · Σt / total, efficiency = speedup / k. Any hazard,
+    stall or bubble not negated (没有阻塞, 不考虑相关), or throughput asked (its unit is the question's
+    choice): no program."""
 
     name = "pipeline_time"
     _STAGE_WORD = r"(?:段|级|个功能段|个阶段|个段|个流水段|个过程段)"
     _STAGES = (rf"(\d+|[二两三四五六七八九十])\s*{_STAGE_WORD}(?:的)?(?:指令)?流水(?:线)?"
                rf"|流水线(?:分为|分成|有|共有|共|包括|包含)\s*(\d+|[二两三四五六七八九十])\s*{_STAGE_WORD}")
     _DT = (rf"每(?:个)?(?:段|级|功能段|阶段|流水段)(?:的)?(?:时间|用时|耗时|执行时间|处理时间)?(?:都|均)?"
-           rf"(?:为|是|需要|需|需时|用)?\s*{NUM}\s*{TIME_UNIT}")
+           rf"(?:为|是|需要|需|需时|要|用)?\s*{NUM}\s*{TIME_UNIT}")
     # the stages' own times: 分别耗时60ns、80ns、50ns、70ns (a unit on the last at least, one unit for all)
     _TIMES = (rf"(?:段|级|阶段)[^，。？\d]{{0,8}}(?:分别|依次)(?:为|是|耗时|用时|需要|需时|需)?\s*"
               rf"((?:\d+(?:\.\d+)?\s*(?:ns|μs|us|ms|纳秒|微秒|毫秒)?\s*[、,]\s*)+\d+(?:\.\d+)?)\s*{TIME_UNIT}")
@@ -125,9 +127,11 @@ class PipelineTime(Rule):
     def match(self, q: str) -> Optional[str]:
         stages, count = unique(self._STAGES, q), unique(self._COUNT, q)
         dt, times = unique(self._DT, q), unique(self._TIMES, q)
-        if stages is None or (dt is None) == (times is None) or count is None or not re.search(self._ASK, q):
+        asks = [name for name, pattern in (("time", self._ASK), ("speedup", r"加速比"), ("efficiency", r"效率"))
+                if re.search(pattern, q)]
+        if stages is None or (dt is None) == (times is None) or count is None or not asks:
             return None
-        if re.search(r"吞吐率|加速比|效率|时钟周期(?:为|是)\s*\d", q) or mentioned(r"锁存|缓冲寄存器|延迟时间", q):
+        if re.search(r"吞吐率|时钟周期(?:为|是)\s*\d", q) or mentioned(r"锁存|缓冲寄存器|延迟时间", q):
             return None
         if (dt is not None and "分别" in q) or mentioned(self._HAZARD, q):
             return None
@@ -143,11 +147,20 @@ class PipelineTime(Rule):
             p.line("stages", "len([" + ", ".join(f"t{i}" for i in range(1, len(written) + 1)) + "])", "流水线段数")
             p.line("dt", "max(" + ", ".join(f"t{i}" for i in range(1, len(written) + 1)) + ")",
                    "时钟周期（最慢一段）", unit)
+            serial = "(" + " + ".join(f"t{i}" for i in range(1, len(written) + 1)) + ")"
         else:
             p.given("stages", CHINESE_NUMBERS.get(k, k), "流水线段数")
             p.given("dt", dt.group(1), "每段时间", TIME_NS[dt.group(2)][0])
+            serial = "stages * dt"
         p.given("n", count.group(1) or count.group(2), "指令条数")
-        p.line("answer", "(stages + n - 1) * dt", "总时间", TIME_NS[(times or dt).group(2)][0])
+        unit = TIME_NS[(times or dt).group(2)][0]
+        # without the pipeline each instruction goes through every stage alone: n · (its stages' time)
+        steps = {"time": ("(stages + n - 1) * dt", "总时间", unit),
+                 "speedup": (f"n * {serial} / ((stages + n - 1) * dt)", "加速比", ""),
+                 "efficiency": (f"n * {serial} / (stages * (stages + n - 1) * dt)", "效率", "")}
+        for i, name in enumerate(asks):
+            expression, label, shown = steps[name]
+            p.line("answer" if i == len(asks) - 1 else f"answer_{name}", expression, label, shown)
         return p.source()
 
 

@@ -162,12 +162,17 @@ def size_in_unit(n_bytes: int) -> tuple[str, str]:
     return "", "B"
 
 
+# …or after it in its clause: 处理时间忽略不计, 确认帧的发送时间可忽略
+_TAKEN_BACK = re.compile(r"[^，。；;,？?！!\n]{0,6}?(?:忽略不计|可以?忽略|忽略|不计|不考虑|为0|为零)")
+
+
 def mentioned(pattern: str, q: str, reach: int = 10) -> bool:
     """Whether ``q`` says ``pattern`` without taking it back: a match with no ``NEGATION`` in the
-    ``reach`` characters of its clause before it (不计处理和排队时延 mentions no queueing)."""
+    ``reach`` characters of its clause before it (不计处理和排队时延 mentions no queueing), nor a
+    ``_TAKEN_BACK`` right after it (处理时间忽略不计)."""
     for m in re.finditer(pattern, q):
         before = _CLAUSE.split(q[max(0, m.start() - reach):m.start()])[-1]
-        if not re.search(NEGATION, before):
+        if not re.search(NEGATION, before) and not _TAKEN_BACK.match(q, m.end()):
             return True
     return False
 

@@ -144,6 +144,8 @@ def test_a_channel_limit_is_rounded_to_two_decimals(question, rule, shown):
     ("中间无阻塞", False),
     ("分组要在路由器排队", True),
     ("不考虑确认，但有排队时延", True),  # the negation is in another clause
+    ("处理时间忽略不计", False),  # taken back after it
+    ("排队时间为5ms，不计传播", True),
 ])
 def test_a_mention_taken_back_is_no_mention(text, said):
     from pipeline.ask.calc_text import mentioned

@@ -281,6 +281,17 @@ CASES = [
     # 6 vertices: 6·5/2 = 15 edges; directed 6·5 = 30 arcs
     ("complete_graph_edges", "6个顶点的无向完全图有多少条边？", 15, {}),
     ("complete_graph_edges", "有向完全图有6个顶点的话，共有几条弧？无向完全图呢？", 15, {"answer_directed": 30}),
+    # 4 stages of 5 ns, 16 instructions: (4 + 15) · 5 = 95 ns; alone 16 · 20 = 320 ns: speedup 320 / 95
+    ("pipeline_time", "4段流水线，每段5ns，执行16条指令，不考虑冲突，总时间和加速比各是多少？", 320 / 95,
+     {"answer_time": 95}),
+    # efficiency: speedup / k = (320 / 95) / 4
+    ("pipeline_time", "4段流水线，每段都要5ns，连续执行16条指令，流水线的效率是多少？", 320 / 95 / 4, {}),
+    # 2000 bit at 100 kb/s = 20 ms; 2 · 15 ms = 30 ms: 20 / 50 = 40 %
+    ("stop_wait_utilisation", "停止等待协议，帧长2000bit，数据率100kb/s，单向传播时延15ms，确认帧的发送时间忽略不计，信道利用率是多少？",
+     40, {"cycle": 50}),
+    # an acknowledgement of 500 bit adds 5 ms: 20 / 55 = 36.36 %
+    ("stop_wait_utilisation", "采用停等协议，数据帧长2000bit，确认帧长500bit，速率100kb/s，单向传播时延15ms，求信道利用率。",
+     36.36, {}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
@@ -337,6 +348,8 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "子网掩码为255.255.0.255，主机10.1.2.3的网络地址是多少？",  # not ones then zeros
     "二叉树有10个结点左右孩子都有，度为2的结点有12个，共有多少个结点？",  # degree 2 stated twice, differently
     "5段流水线，每段2ns，执行10条指令，吞吐率和总时间各是多少？",  # throughput too
+    "停止等待协议，帧长2000bit，数据率100kb/s，单向传播时延15ms，处理时延2ms，信道利用率是多少？",  # processing
+    "停止等待协议，帧长2000bit，数据率100kb/s，信道利用率是多少？",  # no propagation delay
     "一个1000字节的帧在10Mb/s的链路上发送，传播速率2×10^8m/s，总时延是多少？",  # no distance
     "1000B的帧，速率10Mb/s，链路长2km，传播速率2×10^8m/s，发送完后等待确认帧，总时延是多少？",  # an acknowledgement
     "1000B的帧，速率10Mb/s，链路长2km，发送时延和传播时延分别是多少？",  # the propagation too
