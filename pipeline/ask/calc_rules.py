@@ -32,13 +32,12 @@ from pipeline.ask.calc_rules_co import (
     PipelineTime,
 )
 from pipeline.ask.calc_rules_forms import CompleteGraphEdges, IntegerRange
+from pipeline.ask.calc_rules_link import SlidingWindow, StopWaitUtilisation
 from pipeline.ask.calc_rules_net import (
     FrameDelay,
     MinFrameLength,
     NyquistRate,
     ShannonRate,
-    SlidingWindow,
-    StopWaitUtilisation,
     SubnetAddresses,
     SubnetHosts,
     TransmitDelay,
