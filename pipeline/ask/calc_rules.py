@@ -62,6 +62,7 @@ from pipeline.ask.calc_rules_sim import (
     PageFaults,
     Scheduling,
 )
+from pipeline.ask.calc_rules_tcp import CongestionWindow
 from pipeline.ask.calc_text import Rule
 from pipeline.ask.question import Asked, asked_of
 
@@ -76,7 +77,7 @@ RULES: tuple[Rule, ...] = (
     SubnetAddresses(), StopWaitUtilisation(),
     MinFrameLength(),
     BinaryTreeCounts(), CompleteBinaryTree(),
-    IntegerRange(), CompleteGraphEdges(),
+    IntegerRange(), CompleteGraphEdges(), CongestionWindow(),
 )
 
 

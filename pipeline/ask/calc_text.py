@@ -37,7 +37,8 @@ FREQUENCY = {"Hz": ("Hz", ""), "kHz": ("kHz", "1000"), "KHz": ("kHz", "1000"), "
              "GHz": ("GHz", "1000000000")}
 # the units a label may end with: shown after the value
 UNITS = frozenset({"B", "KB", "MB", "GB", "bit", "ns", "μs", "ms", "s", "m", "km", "m/s", "km/s", "b/s", "kb/s",
-                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "MB/s", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒", "级"})
+                   "Mb/s", "Gb/s", "Hz", "kHz", "MHz", "GHz", "MIPS", "MB/s", "K", "M", "G", "dB", "%", "位", "转/分", "转/秒", "级",
+                   "MSS"})
 SUFFIX = {"KB": "kb", "MB": "mb", "GB": "gb", "μs": "us", "ms": "ms", "s": "s", "km": "km", "km/s": "kmps", "kb/s": "kbps",
           "Mb/s": "mbps", "Gb/s": "gbps", "kHz": "khz", "MHz": "mhz", "GHz": "ghz", "K": "k", "M": "m", "G": "g", "%": "pct", "B": "bytes"}
 

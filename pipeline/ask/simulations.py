@@ -268,6 +268,23 @@ def to_hex(n: int) -> str:
     return format(n, "X") + "H"
 
 
+MAX_ROUNDS = 1_000  # transmission rounds of a congestion-window question
+
+
+def tcp_windows(cwnd: int, ssthresh: int, rounds: int) -> list[int]:
+    """The congestion window after each of ``rounds`` transmission rounds, every segment acknowledged:
+    slow start doubles it, but not past ``ssthresh`` (it stops at the threshold); from there congestion
+    avoidance adds one segment a round. In segments (MSS)."""
+    cwnd = _positive_int(cwnd, "cwnd", MAX_TABLE)
+    ssthresh = _positive_int(ssthresh, "ssthresh", MAX_TABLE)
+    rounds = _positive_int(rounds, "rounds", MAX_ROUNDS)
+    out = []
+    for _ in range(rounds):
+        cwnd = min(cwnd * 2, ssthresh) if cwnd < ssthresh else cwnd + 1
+        out.append(cwnd)
+    return out
+
+
 def ip_value(octets: Sequence[int]) -> int:
     """An IPv4 address's four numbers as its 32-bit value: [192, 168, 1, 2] → 3232235778."""
     octets = _int_list(octets, "octets", max_items=4)
@@ -285,6 +302,7 @@ def to_dotted(n: int) -> str:
 
 SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, linear_probe_table,
                                        linear_probe_probes, linear_probe_misses, hamming_bits, binary_search_asl,
-                                       binary_search_comparisons, crc_remainder, to_bits, to_hex, fraction_text, ip_value, to_dotted)} | SCHEDULING
+                                       binary_search_comparisons, crc_remainder, to_bits, to_hex, fraction_text, ip_value, to_dotted,
+                                       tcp_windows)} | SCHEDULING
 # what only writes a value another way (a number in binary or hex, a ratio as a fraction): no simulation's result
 FORMATTERS = frozenset({"to_bits", "to_hex", "fraction_text", "ip_value", "to_dotted"})

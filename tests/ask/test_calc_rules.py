@@ -292,6 +292,14 @@ CASES = [
     # an acknowledgement of 500 bit adds 5 ms: 20 / 55 = 36.36 %
     ("stop_wait_utilisation", "采用停等协议，数据帧长2000bit，确认帧长500bit，速率100kb/s，单向传播时延15ms，求信道利用率。",
      36.36, {}),
+    # slow start 1 → 2 → 4 → 8 (the threshold stops it at 8), then +1: 9, 10, 11 after 6 rounds
+    ("congestion_window", "慢开始门限ssthresh为8个报文段，拥塞窗口初始为1个报文段，连续6个RTT都收到确认，cwnd是多少？", 11,
+     {"windows": [2, 4, 8, 9, 10, 11]}),
+    # a timeout at 20: threshold 10, window 1; 2, 4, 8, 10 (stopped at the threshold), 11
+    ("congestion_window", "拥塞窗口为20个报文段时发生超时，之后5个RTT都传输成功，拥塞窗口变为多少？", 11,
+     {"ssthresh": 10}),
+    # KB are segments with an MSS of 1 KB: 1 → 2 → 4 → 6 (the threshold) → 7
+    ("congestion_window", "MSS=1KB，ssthresh=6KB，cwnd初始为1KB，经过4个RTT后cwnd是多少？", 7, {}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
@@ -337,6 +345,10 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "1000B的帧，速率10Mb/s，相距2km，传播速率2×10^8m/s，还要在路由器排队，从开始发送到收完要多久？",  # queueing
     "逻辑地址8位，页面大小1KB，逻辑地址2500所在页放在物理块3，物理地址是多少？",  # 2500 needs more than 8 bits
     "把172.16.0.0/16划分为4个子网，第二个子网的广播地址是多少？",  # subnetting
+    "ssthresh=6KB，cwnd初始为1KB，经过4个RTT后cwnd是多少？",  # KB without an MSS
+    "ssthresh为8个报文段，第3个RTT时收到三个重复确认，6个RTT后cwnd是多少？",  # fast retransmit
+    "ssthresh为8个报文段，接收窗口为5个报文段，6个RTT后cwnd是多少？",  # a receive window that limits
+    "ssthresh为8个报文段，第4轮发生丢包，6个RTT后cwnd是多少？",  # a loss the rule does not place
     "8位原码和补码表示整数的范围各是多少？",  # two codes
     "8位补码定点小数的表示范围是多少？",  # a fraction
     "为什么8位补码整数的范围比原码多一个数？",  # a why-question

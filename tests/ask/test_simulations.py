@@ -160,6 +160,18 @@ def test_an_ipv4_address_to_its_value_and_back():
             to_dotted(bad)
 
 
+def test_tcp_windows_by_hand():
+    from pipeline.ask.simulations import tcp_windows
+
+    # doubling stops at the threshold (8, not 16), then one more a round
+    assert tcp_windows(1, 8, 6) == [2, 4, 8, 9, 10, 11]
+    assert tcp_windows(1, 6, 4) == [2, 4, 6, 7]
+    assert tcp_windows(10, 8, 2) == [11, 12]  # already past the threshold: congestion avoidance
+    for bad in ((0, 8, 2), (1, 8, 0), (1, 8, 10 ** 6), (1.5, 8, 2)):
+        with pytest.raises((TypeError, ValueError)):
+            tcp_windows(*bad)
+
+
 def test_to_hex_writes_the_exam_s_hex():
     from pipeline.ask.simulations import to_hex
 
