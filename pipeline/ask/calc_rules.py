@@ -31,7 +31,7 @@ from pipeline.ask.calc_rules_co import (
     CpuTime,
     PipelineTime,
 )
-from pipeline.ask.calc_rules_forms import CompleteGraphEdges, IntegerRange
+from pipeline.ask.calc_rules_forms import CompleteGraphEdges, IntegerRange, TreeIndex
 from pipeline.ask.calc_rules_link import SlidingWindow, StopWaitUtilisation
 from pipeline.ask.calc_rules_net import (
     FrameDelay,
@@ -77,7 +77,7 @@ RULES: tuple[Rule, ...] = (
     SubnetAddresses(), StopWaitUtilisation(),
     MinFrameLength(),
     BinaryTreeCounts(), CompleteBinaryTree(),
-    IntegerRange(), CompleteGraphEdges(), CongestionWindow(),
+    IntegerRange(), CompleteGraphEdges(), CongestionWindow(), TreeIndex(),
 )
 
 

@@ -1,5 +1,6 @@
 """Calculation rules that are one closed form over one or two numbers: the range of an n-bit integer
-code, and the edges of a complete graph. See pipeline/ask/calc_rules.py."""
+code, the edges of a complete graph, and the array positions of a node's relatives in a complete
+binary tree or heap. See pipeline/ask/calc_rules.py."""
 
 from __future__ import annotations
 
@@ -75,4 +76,58 @@ class CompleteGraphEdges(Rule):
         for i, (_, kind) in enumerate(kinds):
             expression, label = formulas[kind]
             p.line("answer" if i == len(kinds) - 1 else f"answer_{kind}", expression, label)
+        return p.source()
+
+
+class TreeIndex(Rule):
+    """Where a node's relatives sit when a complete binary tree (or a heap) is stored in an array in
+    level order: numbered from 1 (从1开始), node i's parent is i // 2, its children 2i and 2i + 1, the
+    last non-leaf of n nodes n // 2; from 0 (下标从0开始), (i - 1) // 2, 2i + 1, 2i + 2 and n // 2 - 1
+    (one formula over the start, ``base``).
+    The start must be stated; each relative asked is given in the order asked. A child past n (when n
+    is stated) or the root's parent: no program."""
+
+    name = "tree_index"
+    _START = r"(?:下标|编号|序号|索引)(?:从|由)\s*([01])\s*开始|从\s*(?:下标|编号|序号)?\s*([01])\s*(?:号)?开始"
+    _NODE_AT = r"(?:下标|编号|序号)(?:为|是)?\s*(\d+)\s*的(?:结点|节点|元素)"
+    _N = r"(?:共有?|一共有?|总共有?|有)\s*(\d+)\s*个(?:元素|结点|节点|关键字)"
+    _ASKS = (("parent", r"双亲|父结点|父节点|父亲"), ("left", r"左孩子|左子结点|左子节点"),
+             ("right", r"右孩子|右子结点|右子节点"), ("last", r"最后一个非叶|最后一个分支|最后一个非终端"))
+    _CHILDREN = r"(?<![左右])孩子|左\s*[、和及与]?\s*右孩子"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(r"堆|完全二叉树|顺序存储", q) or not re.search(r"数组|顺序存储|下标", q):
+            return None
+        start, at, n = unique(self._START, q), unique(self._NODE_AT, q), unique(self._N, q)
+        if start is None:
+            return None
+        found = {name: m.start() for name, pattern in self._ASKS if (m := re.search(pattern, q))}
+        both = re.search(self._CHILDREN, q)
+        if both and ("left" not in found or both.group(0).startswith("左")) and "right" not in found:
+            found["left"] = found["right"] = both.start()
+        if not found or (set(found) - {"last"} and at is None) or ("last" in found and n is None):
+            return None
+        base = int(start.group(1) or start.group(2))
+        i = int(at.group(1)) if at else None
+        size = int(n.group(1)) if n else None
+        # one formula for either start: numbered from 1 they are i // 2, 2i, 2i + 1, n // 2
+        formulas = {"parent": ("(i - base - 1) // 2 + base", "双亲的下标"), "left": ("2 * (i - base) + 1 + base", "左孩子的下标"),
+                    "right": ("2 * (i - base) + 2 + base", "右孩子的下标"), "last": ("n // 2 - 1 + base", "最后一个非叶结点的下标")}
+        if i is not None and (i < base or (size is not None and i > size - 1 + base)):
+            return None
+        if "parent" in found and i == base:
+            return None  # the root has none
+        for child, offset in (("left", 0), ("right", 1)):
+            if child in found and size is not None and 2 * i + base + offset > size - 1 + base:
+                return None  # no such child among the n nodes
+        p = Program()
+        p.given("base", str(base), "起始下标")
+        if i is not None:
+            p.given("i", str(i), "结点的下标")
+        if size is not None:
+            p.given("n", str(size), "结点个数")
+        asked = sorted(found, key=lambda name: (found[name], ["parent", "left", "right", "last"].index(name)))
+        for k, name in enumerate(asked):
+            expression, label = formulas[name]
+            p.line("answer" if k == len(asked) - 1 else f"answer_{name}", expression, label)
         return p.source()

@@ -300,6 +300,12 @@ CASES = [
      {"ssthresh": 10}),
     # KB are segments with an MSS of 1 KB: 1 → 2 → 4 → 6 (the threshold) → 7
     ("congestion_window", "MSS=1KB，ssthresh=6KB，cwnd初始为1KB，经过4个RTT后cwnd是多少？", 7, {}),
+    # numbered from 1: node 7's left child 14; from 0: node 10's parent (10 - 1) // 2 = 4, children 21, 22
+    ("tree_index", "完全二叉树按层序从1开始编号存放在数组中，编号为7的结点的左孩子编号是多少？", 14, {}),
+    ("tree_index", "小根堆用数组存储，下标从0开始，共有30个元素，下标为10的元素的双亲和左右孩子的下标各是多少？", 22,
+     {"answer_parent": 4, "answer_left": 21}),
+    # the last non-leaf of 50 nodes from 0: 50 // 2 - 1 = 24
+    ("tree_index", "用数组存放一个大根堆，元素从下标0开始存放，共有50个元素，最后一个非叶结点的下标是多少？", 24, {}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
@@ -345,6 +351,9 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "1000B的帧，速率10Mb/s，相距2km，传播速率2×10^8m/s，还要在路由器排队，从开始发送到收完要多久？",  # queueing
     "逻辑地址8位，页面大小1KB，逻辑地址2500所在页放在物理块3，物理地址是多少？",  # 2500 needs more than 8 bits
     "把172.16.0.0/16划分为4个子网，第二个子网的广播地址是多少？",  # subnetting
+    "完全二叉树存放在数组中，编号为7的结点的左孩子编号是多少？",  # from 0 or 1?
+    "堆用数组存储，下标从0开始，共有20个元素，下标为10的元素的左孩子下标是多少？",  # 21 is past the 20
+    "完全二叉树从1开始编号存放在数组中，编号为1的结点的双亲编号是多少？",  # the root has none
     "ssthresh=6KB，cwnd初始为1KB，经过4个RTT后cwnd是多少？",  # KB without an MSS
     "ssthresh为8个报文段，第3个RTT时收到三个重复确认，6个RTT后cwnd是多少？",  # fast retransmit
     "ssthresh为8个报文段，接收窗口为5个报文段，6个RTT后cwnd是多少？",  # a receive window that limits
