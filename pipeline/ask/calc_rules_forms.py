@@ -103,8 +103,8 @@ class TreeIndex(Rule):
             return None
         found = {name: m.start() for name, pattern in self._ASKS if (m := re.search(pattern, q))}
         both = re.search(self._CHILDREN, q)
-        if both and ("left" not in found or both.group(0).startswith("左")) and "right" not in found:
-            found["left"] = found["right"] = both.start()
+        if both and (both.group(0).startswith("左") or not ({"left", "right"} & set(found))):
+            found["left"] = found["right"] = both.start()  # 孩子, 左右孩子, 左、右孩子: both children
         if not found or (set(found) - {"last"} and at is None) or ("last" in found and n is None):
             return None
         base = int(start.group(1) or start.group(2))
