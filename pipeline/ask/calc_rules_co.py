@@ -115,7 +115,7 @@ class PipelineTime(Rule):
     _STAGE_WORD = r"(?:段|级|个功能段|个阶段|个段|个流水段|个过程段)"
     _STAGES = (rf"(\d+|[二两三四五六七八九十])\s*{_STAGE_WORD}(?:的)?(?:指令)?流水(?:线)?"
                rf"|流水线(?:分为|分成|有|共有|共|包括|包含)\s*(\d+|[二两三四五六七八九十])\s*{_STAGE_WORD}")
-    _DT = (rf"每(?:个)?(?:段|级|功能段|阶段|流水段)(?:的)?(?:时间|用时|耗时|执行时间|处理时间)?(?:都|均)?"
+    _DT = (rf"(?:每|各)(?:个)?(?:段|级|功能段|阶段|流水段)(?:的)?(?:时间|用时|耗时|执行时间|处理时间)?(?:都|均)?"
            rf"(?:为|是|需要|需|需时|要|用)?\s*{NUM}\s*{TIME_UNIT}")
     # the stages' own times: 分别耗时60ns、80ns、50ns、70ns (a unit on the last at least, one unit for all)
     _TIMES = (rf"(?:段|级|阶段)[^，。？\d]{{0,8}}(?:分别|依次)(?:为|是|耗时|用时|需要|需时|需)?\s*"
@@ -240,7 +240,10 @@ class CpuTime(Rule):
             r"|每条指令(?:平均)?(?:需要|要花|花费|花|需|占用|耗费|要用|用)?\s*(\d+(?:\.\d+)?)\s*个(?:时钟)?周期")
     # a mix of instruction classes: 运算类指令占60%，CPI=1 (or CPI为1，占60%)
     _MIX = (r"占\s*(\d+(?:\.\d+)?)\s*%\s*[,，、;；]?\s*(?:其)?(?:平均)?CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)"
-            r"|CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)\s*[,，、;；]?\s*(?:的指令)?占\s*(\d+(?:\.\d+)?)\s*%")
+            r"|CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)\s*[,，、;；]?\s*(?:的指令)?占\s*(\d+(?:\.\d+)?)\s*%"
+            # 占60%，每条平均要1个时钟周期
+            r"|占\s*(\d+(?:\.\d+)?)\s*%\s*[,，、;；]?\s*(?:每条)?(?:指令)?(?:平均)?(?:需要|要|需|用|花)?\s*"
+            r"(\d+(?:\.\d+)?)\s*个(?:时钟)?周期")
     # or as two lists in the same order: 所占比例分别为60%、30%、10%，对应的CPI分别为1、2、6
     _SHARES = r"(?:比例|占比|频度|使用频率|频率)(?:分别)?(?:为|是)?\s*((?:\d+(?:\.\d+)?\s*%\s*[、,]\s*)+\d+(?:\.\d+)?\s*%)"
     _CPIS = r"CPI(?:分别)?(?:为|是)?\s*((?:\d+(?:\.\d+)?\s*[、,]\s*)+\d+(?:\.\d+)?)(?!\s*%)"
@@ -249,7 +252,8 @@ class CpuTime(Rule):
 
     def match(self, q: str) -> Optional[str]:
         freq, cycle = unique(self._FREQ, q), unique(self._CYCLE, q)
-        mix = [(m.group(1) or m.group(4), m.group(2) or m.group(3)) for m in re.finditer(self._MIX, q)]
+        mix = [(m.group(1) or m.group(4) or m.group(5), m.group(2) or m.group(3) or m.group(6))
+               for m in re.finditer(self._MIX, q)]
         shares, cpis = unique(self._SHARES, q), unique(self._CPIS, q)
         listed = bool(shares and cpis and not mix)
         if listed:
@@ -257,8 +261,8 @@ class CpuTime(Rule):
             if len(re.findall(r"\d+(?:\.\d+)?", shares.group(1))) != len(re.findall(r"\d+(?:\.\d+)?", cpis.group(1))):
                 return None
             q = q.replace(shares.group(0), "").replace(cpis.group(0), "")  # their 分别 is the lists' own
-        if re.search(r"分别|加速比|提高|改进|更快|快多少", q):
-            return None
+        if re.search(r"分别(?!求|计算|算出|给出)|加速比|提高|改进|更快|快多少", q):
+            return None  # 分别求…: the asks listed, not two cases
         if mix:
             if len(mix) < 2 or sum(float(share) for share, _ in mix) != 100 or len(re.findall(r"%", q)) != len(mix) * (not listed):
                 return None

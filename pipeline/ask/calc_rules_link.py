@@ -7,7 +7,7 @@ import re
 from typing import Optional
 
 from pipeline.ask.calc_rules_net import DISTANCE, FRAME, RATE, FrameDelay, _propagation_speed
-from pipeline.ask.calc_text import NUM, TIME_NS, TIME_UNIT, Program, Rule, mentioned, unique
+from pipeline.ask.calc_text import NUM, TIME_NS, TIME_UNIT, Program, Rule, alternative, mentioned, unique
 
 
 class SlidingWindow(Rule):
@@ -66,7 +66,7 @@ class StopWaitUtilisation(Rule):
         if frame is None or rate is None or sum((one_way is not None, round_trip is not None,
                                                   distance is not None and speed is not None)) != 1:
             return None
-        length, length_unit = (frame.group(1), frame.group(2)) if frame.group(1) else (frame.group(3), frame.group(4))
+        length, length_unit = alternative(frame, 2)
         p = Program()
         p.in_base("frame", length, length_unit, FRAME, "数据帧长", "bit")
         p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")

@@ -15,6 +15,7 @@ from pipeline.ask.calc_text import (
     TIME_UNIT,
     Program,
     Rule,
+    alternative,
     literal,
     mentioned,
     power_of_two,
@@ -72,7 +73,8 @@ class FrameDelay(Rule):
 
     name = "frame_delay"
     _FRAME = (r"(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])(?:长)?的?(?:数据)?(?:帧|分组|报文|数据帧)"
-              r"|(?:帧|分组|报文)(?:的)?(?:长度?|大小)(?:为|是)?\s*(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])")
+              r"|(?:帧|分组|报文)(?:的)?(?:长度?|大小)(?:为|是)?\s*(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])"
+              r"|每(?:个|一个)?(?:数据)?(?:帧|分组)\s*(?:为|是|有|长)?\s*(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])")
     _RATE = rf"{NUM}\s*{RATE_UNIT}"
     _DISTANCE = rf"(?:链路|距离|线路|电缆|信道|光纤|相距)[^，。；\d]{{0,6}}{NUM}\s*(km|千米|公里|m|米)(?![/A-Za-z])"
     _SPEED = rf"{NUM}\s*[×xX*]\s*10\s*\^\s*(\d+)\s*(m/s|km/s|米/秒)|(?<![\d^.])(\d+(?:\.\d+)?)\s*(m/s|km/s|米/秒)"
@@ -89,7 +91,7 @@ class FrameDelay(Rule):
         distance, speed = unique(self._DISTANCE, q), unique(self._SPEED, q)
         if frame is None or rate is None or distance is None or speed is None:
             return None
-        length, length_unit = (frame.group(1), frame.group(2)) if frame.group(1) else (frame.group(3), frame.group(4))
+        length, length_unit = alternative(frame, 2)
         if speed.group(1):
             number, exponent, speed_unit = speed.groups()[:3]
             speed_value = float(number) * 10 ** int(exponent) * (1000 if speed_unit == "km/s" else 1)
@@ -177,7 +179,7 @@ class TransmitDelay(Rule):
         frame, rate = unique(FrameDelay._FRAME, q), unique(FrameDelay._RATE, q)
         if frame is None or rate is None:
             return None
-        length, length_unit = (frame.group(1), frame.group(2)) if frame.group(1) else (frame.group(3), frame.group(4))
+        length, length_unit = alternative(frame, 2)
         seconds = value(length, length_unit, FRAME) / value(rate.group(1), rate.group(2), RATE)
         scale, unit = ("1000", "ms") if seconds >= 1e-3 else ("1000000", "μs")
         p = Program()
@@ -201,7 +203,7 @@ class SubnetHosts(Rule):
     name = "subnet_hosts"
     conventions = frozenset({32.0})
     _PREFIX = rf"{IPV4}\s*/\s*(\d{{1,2}})(?!\d)|(?:前缀|网络前缀)(?:长度)?(?:为|是)?\s*(\d{{1,2}})\s*位?|(?<![\d.])/(\d{{1,2}})(?!\d)"
-    _MASK = rf"(?:子网掩码|掩码)(?:为|是|：|:)?\s*{IPV4}"
+    _MASK = rf"(?:子网掩码|掩码)[^,，。;；\d]{{0,4}}?(?:为|是|：|:)?\s*{IPV4}"
     _SUBNETS = r"(?:划分|分)(?:为|成)\s*(\d+)\s*个(?:大小相同的|等长的|相同大小的|等大的)?子网"
     _ASK = (r"(?:主机|主机地址|IP地址|地址)(?:数|个数|数量)?[^，。？]{0,4}(?:多少|几)"
             r"|(?:多少|几)\s*(?:个|台)?\s*(?:可用的|可分配的)?\s*(?:主机|主机地址|IP地址)")

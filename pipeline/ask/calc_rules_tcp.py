@@ -23,13 +23,16 @@ class CongestionWindow(Rule):
 
     name = "congestion_window"
     _THRESHOLD = rf"(?:慢开始门限|慢启动门限|门限值?|阈值|ssthresh)\s*(?:ssthresh)?\s*(?:的值)?(?:为|是|=)?\s*(\d+){_UNIT}"
-    _START = rf"(?:cwnd|拥塞窗口)\s*(?:cwnd)?\s*(?:的)?(?:初始值|初始|初值)(?:为|是|=)?\s*(\d+){_UNIT}|初始拥塞窗口(?:为|是|=)?\s*(\d+){_UNIT}"
+    _START = (rf"(?:cwnd|拥塞窗口)\s*(?:cwnd)?\s*(?:的)?(?:初始值|初始|初值)(?:为|是|=)?\s*(\d+){_UNIT}"
+              rf"|(?:一开始|开始时|最初|起初|初始)的?(?:拥塞窗口)?\s*(?:cwnd)?\s*(?:为|是|=)\s*(\d+){_UNIT}")
     _TIMEOUT = (rf"(?:cwnd|拥塞窗口)\s*(?:cwnd)?\s*(?:为|是|=|达到|增长到|增大到|涨到)?\s*(\d+){_UNIT}\s*时"
                 r"[^,，。；]{0,6}?(?:发生|出现)?了?(?:超时|拥塞)")
     _ROUNDS = r"(\d+)\s*个\s*(?:RTT|往返时间|往返时延|传输轮次|轮次)|(\d+)\s*轮(?:传输)?"
     _MSS = r"(?:MSS|最大报文段长度?)\s*(?:MSS)?\s*(?:为|是|=)?\s*(\d+)\s*(KB|K|B|字节)"
     _ASK = (r"cwnd\s*(?:的值)?(?:为|是|变为|变成|等于|应为)?\s*(?:多少|几)"
-            r"|拥塞窗口\s*(?:cwnd)?\s*(?:的)?(?:大小|值)?(?:为|是|变为|变成|等于|应为)?\s*(?:多少|几)")
+            r"|拥塞窗口\s*(?:cwnd)?\s*(?:的)?(?:大小|值)?(?:为|是|变为|变成|等于|应为)?\s*(?:多少|几)"
+            r"|(?:求|计算|算出)[^。？?]{0,40}拥塞窗口\s*(?:cwnd)?\s*(?:的)?(?:大小|值)")
+    _ASK_THRESHOLD = r"(?:新的|新)(?:慢开始)?(?:门限|阈值)|ssthresh\s*(?:变为|为|是)?(?:多少|几)"
 
     def match(self, q: str) -> Optional[str]:
         if not re.search(self._ASK, q) or re.search(r"快重传|快恢复|重复确认|重复的确认|冗余ACK|重复ACK|发送窗口", q):
@@ -41,7 +44,7 @@ class CongestionWindow(Rule):
         threshold, start, mss = unique(self._THRESHOLD, q), unique(self._START, q), unique(self._MSS, q)
         if rounds is None or (timeout is None) == (threshold is None) or (timeout is not None and start is not None):
             return None
-        units = {m.group(2) or m.group(3) if m.re.pattern == self._START else m.group(2)
+        units = {m.group(2) or m.group(4) if m.re.pattern == self._START else m.group(2)
                  for m in (threshold, start, timeout) if m is not None} - {None}
         if units & {"KB", "K"}:
             if mss is None or mss.group(1) != "1" or mss.group(2) not in ("KB", "K"):
@@ -54,7 +57,10 @@ class CongestionWindow(Rule):
             p.given("mss", mss.group(1), "最大报文段长度", "KB")
         if timeout is not None:
             p.given("at_timeout", timeout.group(1), "超时时的拥塞窗口", unit)
-            p.line("ssthresh", "at_timeout // 2", "新的慢开始门限", unit)
+            asked = bool(re.search(self._ASK_THRESHOLD, q))  # the new threshold, asked too: a conclusion
+            p.line("answer_ssthresh" if asked else "ssthresh", "at_timeout // 2", "新的慢开始门限", unit)
+            if asked:
+                p.line("ssthresh", "answer_ssthresh", "新的慢开始门限", unit)
             p.line("cwnd", "1", "超时后的拥塞窗口", unit)
         else:
             p.given("ssthresh", threshold.group(1), "慢开始门限", unit)

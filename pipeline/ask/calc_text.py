@@ -167,17 +167,29 @@ def size_in_unit(n_bytes: int) -> tuple[str, str]:
 _TAKEN_BACK = re.compile(r"[^，。；;,？?！!\n]{0,6}?(?:忽略不计|可以?忽略|忽略|不计|不考虑|为0|为零)")
 
 
-def mentioned(pattern: str, q: str, reach: int = 10) -> bool:
+def mentioned(pattern: str, q: str, reach: int = 16) -> bool:
     """Whether ``q`` says ``pattern`` without taking it back: a match with no ``NEGATION`` in the
     ``reach`` characters of its clause before it (不计处理和排队时延 mentions no queueing), nor a
     ``_TAKEN_BACK`` right after it (处理时间忽略不计)."""
     for m in re.finditer(pattern, q):
-        before = _CLAUSE.split(q[max(0, m.start() - reach):m.start()])[-1]
+        before = _CLAUSE.split(q[:m.start()])[-1][-reach:]
         if not re.search(NEGATION, before) and not _TAKEN_BACK.match(q, m.end()):
             return True
     return False
 
 
+# a count written in characters, up to 99: 九, 十二, 七十五, 二十
+CHINESE_COUNT = r"(?:[一二两三四五六七八九]?十[一二三四五六七八九]?|[一二两三四五六七八九十])"
+
+
 def chinese_number(text: str) -> Optional[str]:
-    """A count as digits: ``3`` stays, 一…十 (两 too) become 1…10, any other numeral None."""
-    return text if text.isascii() and text.isdigit() else CHINESE_NUMBERS.get(text)
+    """A count as digits: ``3`` stays, 一…九十九 (两 too) become 1…99, any other numeral None."""
+    if text.isascii() and text.isdigit():
+        return text
+    if text in CHINESE_NUMBERS:
+        return CHINESE_NUMBERS[text]
+    m = re.fullmatch(r"([一二两三四五六七八九])?十([一二三四五六七八九])?", text)
+    if not m:
+        return None
+    tens = int(CHINESE_NUMBERS[m.group(1)]) if m.group(1) else 1
+    return str(tens * 10 + (int(CHINESE_NUMBERS[m.group(2)]) if m.group(2) else 0))

@@ -90,10 +90,11 @@ PROGRAM_SYSTEM = """你是408考研计算题助手。只输出一段Python计算
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # P1, J3, 进程2, 作业4: a process's or job's name, not a datum (its number need not be used)
-_JOB_LABEL = re.compile(r"(?<![A-Za-z0-9])(?:[PJ]|进程|作业)\s*\d{1,2}(?![\d.个])")
+_JOB_LABEL = re.compile(r"(?<![A-Za-z0-9])(?:[PJI]|进程|作业)\s*\d{1,2}(?![\d.个])")  # P1, 作业2, instruction class I3
 _ALL_BITS = re.compile(r"全\s*[01](?![\d.])")  # 全0、全1子网: the names of bit patterns, not data
 # a count the question spells (三个物理页框, 两级): it grounds a program's 3, and need not be used
-_SPELLED_COUNT = re.compile(r"([一二两三四五六七八九十])\s*(?:个|台|片|级|次|块|条|路|道|层|位|段(?:的)?(?:指令)?流水)")
+_SPELLED_COUNT = re.compile(r"((?:[一二两三四五六七八九]?十[一二三四五六七八九]?|[一二两三四五六七八九十]))\s*"
+                            r"(?:个|台|片|级|次|块|条|路|道|层|位|轮|段(?:的)?(?:指令)?流水)")
 _DOTTED_QUAD = re.compile(r"(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 # a hex number: 0x1A3C, or upper-case digits with at least one decimal digit and H (1A3CH, 5000H)
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX]([0-9A-Fa-f]+)|([0-9A-F]*[0-9][0-9A-F]*)H)(?![0-9A-Za-z])")
@@ -102,10 +103,11 @@ _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.S)
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/%]|//|\*\*)?=(?!=)")
 _COMMENT = re.compile(r"#\s*(.*)$")
 _SHADOWED = re.compile(r"^(\w+)\s*=\s*\1\s*\(", re.M)
-# a convention the question states, no datum: a unit's base (1M按10^6计, 1K=1000) or the midpoint of a
-# binary search (mid=⌊(low+high)/2⌋)
+# a convention the question states, no datum: a unit's base (1M按10^6计, 1K=1000), the midpoint of a
+# binary search (mid=⌊(low+high)/2⌋), the two zeros of a code (+0和-0)
 _CONVENTION = re.compile(r"1\s*[KMGkmg]\s*[Bb]?\s*(?:按|取|=|等于)\s*(?:10\s*\^\s*[369]|1000|1024|1000000|1048576)\s*计?"
-                         r"|mid\s*=\s*[⌊\[(]?\s*\(\s*low\s*\+\s*high\s*\)\s*/\s*2\s*[⌋\])]?")
+                         r"|mid\s*=\s*[⌊\[(]?\s*\(\s*low\s*\+\s*high\s*\)\s*/\s*2\s*[⌋\])]?"
+                         r"|\+\s*0\s*(?:和|与|、|及)\s*-\s*0")  # +0和-0: the two zeros named
 
 
 def given_numbers(question: "str | Asked") -> list[str]:

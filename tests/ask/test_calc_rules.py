@@ -306,6 +306,35 @@ CASES = [
      {"answer_parent": 4, "answer_left": 21}),
     # the last non-leaf of 50 nodes from 0: 50 // 2 - 1 = 24
     ("tree_index", "用数组存放一个大根堆，元素从下标0开始存放，共有50个元素，最后一个非叶结点的下标是多少？", 24, {}),
+    # --- more wordings (a second set by another hand, adapted to after its first run)
+    # a mask "设的是": 10.0.5.200 with /27 → 192 + 31 = 223
+    ("subnet_addresses", "我电脑IP是10.0.5.200，子网掩码设的是255.255.255.224，所在子网的广播地址是多少？", 30,
+     {"answer_broadcast": "10.0.5.223"}),
+    # 占50%，每条要2个周期: CPI (50·2 + 50·4) / 100 = 3; 2·10^7 × 3 / 600 MHz = 0.1 s = 100 ms
+    ("cpu_time", "程序共2000万条指令，运算类占50%，每条平均要2个时钟周期；访存类占50%，每条要4个周期。主频600MHz，"
+     "平均CPI是多少，CPU执行时间是多少？", 100, {"answer_cpi": 3}),
+    # the sign bit named beside the width, in characters: 十六位 … -(2^15 - 1)
+    ("integer_range", "字长为16位（含1位符号位）的定点整数用原码表示，最小值和最大值是多少？", 32767, {"answer_min": -32767}),
+    ("integer_range", "用八位补码表示整数，一共能表示多少个不同的整数？", 256, {}),
+    ("complete_graph_edges", "有十二个顶点，若它是无向完全图、有向完全图，则其边（弧）数分别为多少？", 132,
+     {"answer_undirected": 66}),
+    # the ACK negligible after it is named (处理时间也忽略); 1250 B at 2 Mb/s = 5 ms; 2 · 1000/200000 s = 10 ms
+    ("stop_wait_utilisation", "链路长1000km，传播速度2×10^5km/s，数据率2Mbps，停等协议，每个数据帧1250字节，确认帧发送时间和"
+     "处理时间都忽略，信道利用率是多少？", 33.33, {}),
+    # a timeout at 32 KB, the new threshold asked too: 16; 1 → 2 → 4 → 8 → 16 → 17
+    ("congestion_window", "MSS为1KB，拥塞窗口为32KB时发生超时，之后5个RTT都被确认，求新的门限值以及此时拥塞窗口的大小。", 17,
+     {"answer_ssthresh": 16}),
+    ("congestion_window", "一开始的cwnd是2个报文段，ssthresh是8个报文段，过了4个RTT后cwnd是多少个报文段？", 10, {}),
+    # 含100个结点, from 1: node 45's parent 22, children 90 and 91
+    ("tree_index", "一棵含100个结点的完全二叉树存放在数组中，下标从1开始，求下标为45的结点的双亲和左、右孩子的下标。", 91,
+     {"answer_parent": 22, "answer_left": 90}),
+    # 各段时间都是5ns: (6 + 44) · 5 = 250 ns
+    ("pipeline_time", "六段流水线，各段时间都是5ns，送进去45条指令，没有停顿，一共要多长时间？", 250, {}),
+    # 挨着的10个扇区, 平均寻道4ms: a turn 6 ms, wait 3, transfer 10 · 6 / 300 = 0.2
+    ("disk_access_time", "硬盘转速10000rpm，平均寻道4ms，一条磁道上有300个扇区，读同一磁道上挨着的10个扇区要多少毫秒？", 7.2, {}),
+    # 第0、1、2页分别装入了第5、3、8号物理块: 0x0A10 = 2576 → page 1 (2 KB pages) → block 3: 3 · 2048 + 528
+    ("paging_address", "页大小为2KB，第0、1、2页分别装入了第5、3、8号物理块，把逻辑地址0A10H换算成物理地址。", 6672,
+     {"block": 3}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
