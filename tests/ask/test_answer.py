@@ -204,6 +204,9 @@ def test_llm_failure_propagates_with_the_partial_answer():
     ("磁盘调度的SSTF和SCAN，哪个可能让请求饿死？", "other"),
     ("有好几条表项都能匹配目的地址时，路由器选哪一条？", "other"),
     ("路由器收到分组后，怎样根据目的地址转发？", "other"),
+    # a calculation a rule computes, whatever its wording (请写出…, no 多少 with digits)
+    ("某主机地址为10.1.37.9/20，请写出它所在网络的网络地址和广播地址。", "calculation"),
+    ("七个顶点的有向完全图里一共有几条弧？", "calculation"),
 ])
 def test_question_kind(question, kind):
     assert question_kind(question) == kind
