@@ -92,7 +92,12 @@ def compact(q: str) -> str:
 
 def ruled(question: "str | Asked") -> Optional[tuple[str, str]]:
     """(the rule's name, its program) when exactly one rule recognises the question; None otherwise."""
-    q = compact(asked_of(question).norm)
+    return ruled_norm(asked_of(question).norm)
+
+
+def ruled_norm(norm: str) -> Optional[tuple[str, str]]:
+    """:func:`ruled` of a question already normalised (``sentences.normalise``): no analysis made."""
+    q = compact(norm)
     found = [(rule.name, program) for rule in RULES if (program := rule.match(q)) is not None]
     return found[0] if len(found) == 1 else None
 

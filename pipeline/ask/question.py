@@ -104,9 +104,9 @@ def question_kind(question: str, record: Optional[RecordAnswer] = None) -> Kind:
         return "choice"
     if _REASON.search(question):
         return "reason"  # 为什么…: the reasons themselves, not a definition
-    from pipeline.ask.calc_rules import ruled  # (it reads the analysis: imported here, not at the top)
+    from pipeline.ask.calc_rules import ruled_norm  # (it reads the analysis: imported here, not at the top)
 
-    if ruled(question) is not None:  # a rule computes it from its data: 请写出…的网络地址, 七个顶点…有几条弧
+    if ruled_norm(normalise(question)) is not None:  # a rule computes it: 请写出…的网络地址, 七个顶点…有几条弧
         return "calculation"
     if _CONCEPT.search(question) and not re.search(r"\d", question):
         return "concept"
