@@ -4,6 +4,8 @@
     python -m bench.rule_coverage bench/data/answers_set.jsonl
     python -m bench.rule_coverage bench/data/calc_rules_dev.jsonl    # rules adapted to its wordings
     python -m bench.rule_coverage bench/data/calc_rules_check.jsonl  # run once after: never adapt to it
+    python -m bench.rule_coverage bench/data/calc_rules_dev2.jsonl   # second round, adapted to (issue 23)
+    python -m bench.rule_coverage bench/data/calc_rules_check2.jsonl # second round, held out: never adapt to it
 
 No index and no model: each question goes through ``calculate.solve`` with a stand-in method passage, so
 the figure is the rules' own (retrieval, the refusal gate and records are what ``bench answer_set`` adds).
