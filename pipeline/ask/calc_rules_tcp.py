@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import Program, Rule, mentioned, unique
+from pipeline.ask.calc_text import Program, Rule, alternative, mentioned, unique
 
 # a window in segments (个报文段, MSS) or in KB (with an MSS of 1 KB stated: then KB are segments)
 _UNIT = r"\s*(KB|K|个报文段|个MSS|MSS|个最大报文段)?"
@@ -28,7 +28,8 @@ class CongestionWindow(Rule):
     _TIMEOUT = (rf"(?:cwnd|拥塞窗口)\s*(?:cwnd)?\s*(?:为|是|=|达到|增长到|增大到|涨到)?\s*(\d+){_UNIT}\s*时"
                 r"[^,，。；]{0,6}?(?:发生|出现)?了?(?:超时|拥塞)")
     _ROUNDS = r"(\d+)\s*个\s*(?:RTT|往返时间|往返时延|传输轮次|轮次)|(\d+)\s*轮(?:传输)?"
-    _MSS = r"(?:MSS|最大报文段长度?)\s*(?:MSS)?\s*(?:为|是|=)?\s*(\d+)\s*(KB|K|B|字节)"
+    _MSS = (r"(?:MSS|最大报文段长度?|最大段长)\s*(?:MSS)?\s*(?:为|是|=)?\s*(\d+)\s*(KB|K|B|字节)"
+            r"|(\d+)\s*(KB|K|B|字节)\s*的\s*(?:最大段长|最大报文段长度?|MSS)")  # 以1KB的最大段长发送
     _ASK = (r"cwnd\s*(?:的值)?(?:为|是|变为|变成|等于|应为)?\s*(?:多少|几)"
             r"|拥塞窗口\s*(?:cwnd)?\s*(?:的)?(?:大小|值)?(?:为|是|变为|变成|等于|应为)?\s*(?:多少|几)"
             r"|(?:求|计算|算出)[^。？?]{0,40}拥塞窗口\s*(?:cwnd)?\s*(?:的)?(?:大小|值)")
@@ -46,15 +47,16 @@ class CongestionWindow(Rule):
             return None
         units = {m.group(2) or m.group(4) if m.re.pattern == self._START else m.group(2)
                  for m in (threshold, start, timeout) if m is not None} - {None}
+        size = alternative(mss, 2) if mss is not None else None
         if units & {"KB", "K"}:
-            if mss is None or mss.group(1) != "1" or mss.group(2) not in ("KB", "K"):
+            if size is None or size[0] != "1" or size[1] not in ("KB", "K"):
                 return None  # KB are segments only with an MSS of 1 KB
         elif mss is not None:
             return None
         unit = "KB" if units & {"KB", "K"} else "MSS"
         p = Program()
         if mss is not None:
-            p.given("mss", mss.group(1), "最大报文段长度", "KB")
+            p.given("mss", size[0], "最大报文段长度", "KB")
         if timeout is not None:
             p.given("at_timeout", timeout.group(1), "超时时的拥塞窗口", unit)
             asked = bool(re.search(self._ASK_THRESHOLD, q))  # the new threshold, asked too: a conclusion

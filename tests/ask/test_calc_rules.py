@@ -325,6 +325,8 @@ CASES = [
     ("congestion_window", "MSS为1KB，拥塞窗口为32KB时发生超时，之后5个RTT都被确认，求新的门限值以及此时拥塞窗口的大小。", 17,
      {"answer_ssthresh": 16}),
     ("congestion_window", "一开始的cwnd是2个报文段，ssthresh是8个报文段，过了4个RTT后cwnd是多少个报文段？", 10, {}),
+    # the MSS written before its name (以1KB的最大段长): a timeout at 20 KB, threshold 10; 2, 4, 8, 10 after 4
+    ("congestion_window", "TCP连接以1KB的最大段长发送，拥塞窗口为20KB时发生超时，接下来4个RTT都成功，拥塞窗口是多少？", 10, {}),
     # 含100个结点, from 1: node 45's parent 22, children 90 and 91
     ("tree_index", "一棵含100个结点的完全二叉树存放在数组中，下标从1开始，求下标为45的结点的双亲和左、右孩子的下标。", 91,
      {"answer_parent": 22, "answer_left": 90}),
