@@ -243,7 +243,9 @@ class CpuTime(Rule):
             r"|CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)\s*[,，、;；]?\s*(?:的指令)?占\s*(\d+(?:\.\d+)?)\s*%"
             # 占60%，每条平均要1个时钟周期
             r"|占\s*(\d+(?:\.\d+)?)\s*%\s*[,，、;；]?\s*(?:每条)?(?:指令)?(?:平均)?(?:需要|要|需|用|花)?\s*"
-            r"(\d+(?:\.\d+)?)\s*个(?:时钟)?周期")
+            r"(\d+(?:\.\d+)?)\s*个(?:时钟)?周期"
+            # 40%的指令CPI为1
+            r"|(?<![\d.])(\d+(?:\.\d+)?)\s*%\s*的指令\s*(?:的)?(?:平均)?CPI\s*(?:为|是|=|＝)\s*(\d+(?:\.\d+)?)")
     # or as two lists in the same order: 所占比例分别为60%、30%、10%，对应的CPI分别为1、2、6
     _SHARES = r"(?:比例|占比|频度|使用频率|频率)(?:分别)?(?:为|是)?\s*((?:\d+(?:\.\d+)?\s*%\s*[、,]\s*)+\d+(?:\.\d+)?\s*%)"
     _CPIS = r"CPI(?:分别)?(?:为|是)?\s*((?:\d+(?:\.\d+)?\s*[、,]\s*)+\d+(?:\.\d+)?)(?!\s*%)"
@@ -252,7 +254,7 @@ class CpuTime(Rule):
 
     def match(self, q: str) -> Optional[str]:
         freq, cycle = unique(self._FREQ, q), unique(self._CYCLE, q)
-        mix = [(m.group(1) or m.group(4) or m.group(5), m.group(2) or m.group(3) or m.group(6))
+        mix = [(m.group(1) or m.group(4) or m.group(5) or m.group(7), m.group(2) or m.group(3) or m.group(6) or m.group(8))
                for m in re.finditer(self._MIX, q)]
         shares, cpis = unique(self._SHARES, q), unique(self._CPIS, q)
         listed = bool(shares and cpis and not mix)
@@ -381,9 +383,13 @@ class CacheAccessTime(Rule):
     _CACHE = r"Cache|cache|高速缓存"
     _TIME = rf"{NUM}\s*{TIME_UNIT}"
     _RATE = r"命中率(?:为|是)?\s*(?:(\d+(?:\.\d+)?)\s*%|(0\.\d+))"
-    _HITS = r"(?:Cache|cache|高速缓存)(?:完成|命中)?(?:存取|访问|命中)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
-    _MISSES = r"(?:主存|内存)(?:完成)?(?:存取|访问)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
-    _PARALLEL = r"(?<!不)(?:同时访问|同时启动|并行访问|同时(?:对|向)?(?:Cache|cache|主存))"
+    _HITS = (r"(?:Cache|cache|高速缓存)(?:完成|命中)?(?:存取|访问|命中)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
+             r"|(\d+)\s*次(?:是)?在\s*(?:Cache|cache|高速缓存)\s*中?(?:完成|命中)")  # 共有4750次在Cache中完成
+    _MISSES = (r"(?:主存|内存)(?:完成)?(?:存取|访问)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
+               r"|(\d+)\s*次(?:要|需要|需)?(?:从|在|访问)\s*(?:主存|内存)")  # 另有250次要从主存中存取
+    # …or the miss costs the memory time alone (未命中时的访问时间按主存存取周期计): the parallel formula
+    _PARALLEL = (r"(?<!不)(?:同时访问|同时启动|并行访问|同时(?:对|向)?(?:Cache|cache|主存))"
+                 r"|(?:未命中|不命中|缺失)时?(?:的)?(?:访问|存取)?时间按主存")
     _SERIAL = r"先访问(?:Cache|cache|高速缓存)|(?:未命中|不命中|缺失)[^，。？]{0,6}(?:再|才)(?:访问)?(?:主存|内存)"
 
     def match(self, q: str) -> Optional[str]:
@@ -393,14 +399,14 @@ class CacheAccessTime(Rule):
             return None
         ask_time = bool(re.search(r"平均(?:访问|存取|访存)时间|平均时间", q))
         ask_efficiency = bool(re.search(r"效率", q))
-        ask_rate = bool(re.search(r"命中率[^，。,]{0,6}(?:是|为)?\s*(?:多少|几)|求[^，。,]{0,6}命中率", q))
+        ask_rate = bool(re.search(r"命中率[^，。,]{0,6}(?:是|为)?\s*(?:多少|几)|(?:求|计算|算出)[^，。,]{0,8}命中率", q))
         rate, hits, misses = unique(self._RATE, q), unique(self._HITS, q), unique(self._MISSES, q)
         if (rate is None) == (hits is None or misses is None) or not (ask_time or ask_efficiency or ask_rate):
             return None
         p = Program()
         if rate is None:
-            p.given("hits", hits.group(1), "Cache完成存取次数")
-            p.given("misses", misses.group(1), "主存完成存取次数")
+            p.given("hits", hits.group(1) or hits.group(2), "Cache完成存取次数")
+            p.given("misses", misses.group(1) or misses.group(2), "主存完成存取次数")
             p.line("hit", "hits / (hits + misses)", "命中率")
             if ask_rate:
                 p.line("answer" if not (ask_time or ask_efficiency) else "answer_rate", "round(hit * 100, 2)", "命中率", "%")

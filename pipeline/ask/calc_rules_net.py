@@ -72,7 +72,7 @@ class FrameDelay(Rule):
     Acknowledgements, several hops, queueing or a frame in KB (1000 or 1024?): no program."""
 
     name = "frame_delay"
-    _FRAME = (r"(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])(?:长)?的?(?:数据)?(?:帧|分组|报文|数据帧)"
+    _FRAME = (r"(?<![\d.^])(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])(?:长)?的?(?:数据)?(?:帧|分组|报文|数据帧)"
               r"|(?:帧|分组|报文)(?:的)?(?:长度?|大小)(?:为|是)?\s*(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])"
               r"|每(?:个|一个)?(?:数据)?(?:帧|分组)\s*(?:为|是|有|长)?\s*(\d+)\s*(字节|B|bit|比特|位)(?![A-Za-z/])")
     _RATE = rf"{NUM}\s*{RATE_UNIT}"
@@ -118,7 +118,7 @@ class NyquistRate(Rule):
     (the lesser of the two limits) or asks the baud rate: no program."""
 
     name = "nyquist_rate"
-    _LEVELS = (r"(\d+)\s*(?:种|个)(?:不同的)?(?:码元|相位|电平|状态|信号状态|离散值|离散状态|离散电平|取值|信号)"
+    _LEVELS = (r"(\d+)\s*(?:种|个)(?:不同的?)?(?:码元|相位|电平|状态|信号状态|离散值|离散状态|离散电平|取值|信号)"
                r"|(\d+)\s*(?:进制码元|相位|电平)")
 
     def match(self, q: str) -> Optional[str]:
@@ -267,7 +267,9 @@ class SubnetAddresses(Rule):
 
     name = "subnet_addresses"
     conventions = frozenset({32.0})
-    _ASK = r"网络地址|广播地址|网络号"
+    # asked, not given (分配到的网络地址为192.168.10.0/26 is a datum)
+    _ASK = (r"(?:网络地址|广播地址|网络号)[^，。？?]{0,12}?(?:是|为|各是|分别是|分别为)?\s*(?:多少|什么|啥|哪个)"
+            r"|(?:求|写出|给出|计算|算出|确定)[^。？?]{0,30}?(?:网络地址|广播地址|网络号)")
 
     def match(self, q: str) -> Optional[str]:
         if not re.search(self._ASK, q) or re.search(r"划分|子网号|地址范围|第一个|最后一个|最小|最大|IPv6|聚合|超网", q):

@@ -19,6 +19,7 @@ from pipeline.ask.calc_text import (
     Rule,
     chinese_number,
     in_clause,
+    mentioned,
     power_of_two,
     size_in_unit,
     unique,
@@ -33,7 +34,8 @@ class PagingAddress(Rule):
     """物理地址 of one logical address under paging. Needs the page size (页面大小2KB), one logical
     address (5000; 0x1A3C or 1A3CH in hex) and the block of its page: stated for the page (页号2对应块号8:
     the page stated must be the address's), for "its page" (它所在的页放在物理块7), or a page table
-    (页号0、1、2、3对应块号5、10、4、7, or several 页号i对应块号j), looked up in the program.
+    (页号0、1、2、3对应块号5、10、4、7, several 页号i对应块号j, 页0→块5, 页号/块号 = 0/2、1/9), looked up in the
+    program.
     page = addr // size, offset = addr % size, physical = block * size + offset. A page the table lacks
     (缺页, 越界), a segment table or a second address: no program."""
 
@@ -47,6 +49,8 @@ class PagingAddress(Rule):
              r"|(?:页号?|第)\s*(\d+)\s*页?\s*(?:→|->|—>|=>)\s*(?:物理)?(?:块号|块|页框号|页框|帧号|帧)?\s*号?\s*(\d+)")
     _ITS = r"(?:所在的?那?一?页面?|该页面?|这一?页面?)[^，。；\d]{0,10}?(?:第\s*)?(?:(?:物理块|块号|页框号|页框|内存块|块)号?(?:为|是)?\s*(\d+)|(\d+)\s*号?(?:物理块|块|页框))"
     _LIST = r"(\d+(?:\s*[、,]\s*\d+)+)"
+    # 页号/块号 = 0/2、1/9、2/6: the pairs written with a slash
+    _SLASHED = r"页号\s*/\s*(?:物理)?块号\s*(?:=|为|是|：|:)?\s*((?:\d+\s*/\s*\d+\s*[、,，;；]\s*)+\d+\s*/\s*\d+)"
     _TABLE = (rf"(?:页号(?:分别)?(?:为|是)?\s*{_LIST}\s*(?:的页面?)?|第\s*{_LIST}\s*(?:号)?页面?)(?:分别|依次)?"
               rf"(?:(?:对应|映射到|存放在|放在|装入|在)(?:的)?(?:物理)?(?:块号|块|页框号|页框)\s*(?:分别|依次)?(?:为|是)?\s*{_LIST}"
               rf"|(?:装入|调入|存放在|放在|存入|放入)了?(?:内存的?)?(?:第)?\s*{_LIST}\s*号?(?:物理块|块|页框))")
@@ -70,6 +74,9 @@ class PagingAddress(Rule):
             return None
         page_no = logical // page_size
         pairs = {(int(a or c), int(b or d)) for a, b, c, d in re.findall(self._PAIR, q)}
+        slashed = unique(self._SLASHED, q)
+        if slashed is not None:
+            pairs |= {(int(a), int(b)) for a, b in re.findall(r"(\d+)\s*/\s*(\d+)", slashed.group(1))}
         tables = re.findall(self._TABLE, q)
         its = unique(self._ITS, q)
         if its is None and re.search(self._ITS, q):
@@ -168,15 +175,14 @@ class TlbAccessTime(Rule):
     _RATE = r"(\d+(?:\.\d+)?)\s*%|(0\.\d+)(?![\d%])"
     _PARALLEL = r"(?:同时|并行)[^，。？]{0,8}(?:快表|TLB|页表)|(?:快表|TLB)[^，。？]{0,8}(?:同时|并行)"
     _SERIAL = r"先[^，。？]{0,4}(?:快表|TLB)|(?:不命中|未命中|没有命中|没命中|缺失)[^，。？]{0,6}(?:再|才|则)"
-    _ASK = r"平均[^，。？]{0,8}时间|有效(?:访问|存取|访存)时间|EAT"
+    _ASK = r"平均[^，。？]{0,8}时间|平均[^，。？]{0,10}(?:多少|多长|多久)|有效(?:访问|存取|访存)时间|EAT"
 
     def match(self, q: str) -> Optional[str]:
-        if not re.search(self._ASK, q) or re.search(rf"{MULTI_LEVEL}|(?<!不考虑)(?<!不计)(?<!忽略)(?<!没有)(?<!无)缺页"
-                                                     r"|未命中率|不命中率|缺失率", q):
-            return None
+        if not re.search(self._ASK, q) or re.search(rf"{MULTI_LEVEL}|未命中率|不命中率|缺失率", q) or mentioned("缺页", q):
+            return None  # (不考虑缺页, 不会缺页: none)
         tlb = in_clause(q, self._TLB, self._TIME, without=r"内存|主存|访存")
         mem = in_clause(q, r"内存|主存|访存|存储器", self._TIME, without=self._TLB)
-        rate = in_clause(q, r"命中率", self._RATE)
+        rate = in_clause(q, r"命中率|命中的?概率", self._RATE)
         parallel = bool(re.search(self._PARALLEL, q))
         if tlb is None or mem is None or rate is None or not (parallel or re.search(self._SERIAL, q)):
             return None

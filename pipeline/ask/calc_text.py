@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar, Optional
 
-NUM = r"(\d+(?:\.\d+)?)"
+NUM = r"(?<![\d.^])(\d+(?:\.\d+)?)"  # not the tail of another number or an exponent (10^7)
 # clauses: a datum and its name are written in one clause (快表访问时间10ns，内存访问时间80ns)
 _CLAUSE = re.compile(r"[，。；;,？?！!\n]")
 # a count the question spells; calculate.ungrounded takes it as given (spelled_counts)

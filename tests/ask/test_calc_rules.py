@@ -337,6 +337,25 @@ CASES = [
     # 第0、1、2页分别装入了第5、3、8号物理块: 0x0A10 = 2576 → page 1 (2 KB pages) → block 3: 3 · 2048 + 528
     ("paging_address", "页大小为2KB，第0、1、2页分别装入了第5、3、8号物理块，把逻辑地址0A10H换算成物理地址。", 6672,
      {"block": 3}),
+    # counts before their place (共有950次在Cache中完成，另有50次要从主存中存取); a miss costing the memory time
+    # alone is the parallel formula: 0.95 · 5 + 0.05 · 40 = 6.75 ns
+    ("cache_access_time", "程序访存时共有950次在Cache中完成，另有50次要从主存中存取，Cache存取周期5ns，主存存取周期40ns，"
+     "未命中时的访问时间按主存存取周期计。请计算Cache命中率和平均访问时间。", 6.75, {"answer_rate": 95}),
+    # --- a third set's wordings
+    # 页号/块号 = 0/3、1/7: 0x5A0 = 1440 → page 1 (1 KB) → block 7: 7 · 1024 + 416 = 7584 = 1DA0H
+    ("paging_address", "页长1K字节，逻辑地址是0x5A0，页表给的是 页号/块号 = 0/3、1/7、2/4，对应的物理地址是多少？", 7584,
+     {"answer_hex": "1DA0H"}),
+    # 命中概率, and a page fault taken back (不会缺页): 0.9 · (5 + 50) + 0.1 · (5 + 50 + 50) = 60 ns
+    ("tlb_access_time", "TLB命中概率是0.9，查一次TLB要5ns，访问一次主存50ns，先查TLB，没命中再查页表，不会缺页，"
+     "平均访问一个数据要多少ns？", 60, {}),
+    # J1到达0、运行8 (no 时间): FCFS 0–8, 8–12; turnaround (8 + 11) / 2 = 9.5
+    ("scheduling", "作业J1到达0、运行8；J2到达1、运行4，采用先来先服务调度，平均周转时间是多少？", 9.5, {}),
+    # 60%的指令CPI为1，40%的指令CPI为3: CPI 1.8
+    ("cpu_time", "主频1.8GHz，60%的指令CPI为1，40%的指令CPI为3，求平均CPI和MIPS。", 1000, {"answer_cpi": 1.8}),
+    ("nyquist_rate", "无噪声信道带宽3kHz，采用具有8种不同状态的码元，按奈奎斯特定理最大数据传输速率是多少？", 18, {}),
+    ("complete_binary_tree", "完全二叉树一共100个结点，树高是多少？叶子有多少个？", 50, {"answer_height": 7}),
+    # a network address given is a datum, not asked: the host count alone (2^6 - 2)
+    ("subnet_hosts", "某单位分配到的网络地址为192.168.10.0/26，可分配给主机的IP地址最多有多少个？", 62, {}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
 ]
@@ -382,6 +401,8 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "1000B的帧，速率10Mb/s，相距2km，传播速率2×10^8m/s，还要在路由器排队，从开始发送到收完要多久？",  # queueing
     "逻辑地址8位，页面大小1KB，逻辑地址2500所在页放在物理块3，物理地址是多少？",  # 2500 needs more than 8 bits
     "把172.16.0.0/16划分为4个子网，第二个子网的广播地址是多少？",  # subnetting
+    # an exponent is no length: 10^7比特 is not a frame of 7 bits (a wrong 5.00007ms was shown once)
+    "发送一个长度为10^7比特的报文，速率100Mbps，链路长1000km，传播速率2×10^8 m/s，不考虑排队，从开始发送到完全收到要多久？",
     "完全二叉树存放在数组中，编号为7的结点的左孩子编号是多少？",  # from 0 or 1?
     "堆用数组存储，下标从0开始，共有20个元素，下标为10的元素的左孩子下标是多少？",  # 21 is past the 20
     "完全二叉树从1开始编号存放在数组中，编号为1的结点的双亲编号是多少？",  # the root has none
