@@ -40,7 +40,8 @@ class CacheAddressSplit(Rule):
     name = "cache_address_split"
     _ADDR_BITS = r"(?:主存|内存|物理)?地址(?:长度|位数)?(?:为|是|共|长)?\s*(\d+)\s*位|(\d+)\s*位(?:的)?(?:主存|内存|物理)?地址"
     _MEMORY = rf"(?:主存|内存)(?:的)?(?:容量|大小|空间)?(?:为|是|共|有)?\s*(\d+)\s*{SIZE_UNIT}"
-    _CACHE = rf"(?:Cache|cache|高速缓存)(?:的)?(?:数据区|数据存储区|数据部分)?(?:的)?(?:容量|大小)?(?:为|是|共|有)?\s*(\d+)\s*{SIZE_UNIT}"
+    _CACHE = (rf"(?:Cache|cache|高速缓存)(?:的)?(?:数据区|数据存储区|数据部分)?(?:的)?(?:容量|大小)?(?:为|是|共|有)?\s*(\d+)\s*{SIZE_UNIT}"
+              rf"|(?<![Cc]ache)(?<!缓存)(?:数据区|数据存储区)(?:的)?(?:容量|大小)?(?:为|是|共|有)?\s*(\d+)\s*{SIZE_UNIT}")  # …cache，数据区64KB
     _LINES = r"(?:Cache|cache|高速缓存)(?:共|共有|有|分为)?\s*(\d+)\s*(?:行|个行|块|个块)"
     _BLOCK = (rf"(?:块|行)(?:的)?(?:大小|长度|长|容量)(?:为|是|均为)?\s*(\d+)\s*{SIZE_UNIT}"
               rf"|每(?:块|行)(?:为|是|有)?\s*(\d+)\s*{SIZE_UNIT}")
@@ -60,11 +61,12 @@ class CacheAddressSplit(Rule):
             return None
         block_number, block_unit = (block.group(1), block.group(2)) if block.group(1) else (block.group(3), block.group(4))
         block_size = int(value(block_number, block_unit, SIZE))
-        n_lines = int(value(cache.group(1), cache.group(2), SIZE)) // block_size if cache else int(lines.group(1))
+        cache_size = int(value(*alternative(cache, 2), SIZE)) if cache else None
+        n_lines = cache_size // block_size if cache else int(lines.group(1))
         k = chinese_number(ways.group(1)) if ways else "1"
         if k is None or not all(power_of_two(x) for x in (block_size, n_lines, int(k))) or n_lines < int(k):
             return None
-        if cache and int(value(cache.group(1), cache.group(2), SIZE)) != n_lines * block_size:
+        if cache and cache_size != n_lines * block_size:
             return None
         p = Program()
         if bits is not None:
@@ -81,7 +83,7 @@ class CacheAddressSplit(Rule):
         if address_bits - index_bits - int(math.log2(block_size)) < 1:
             return None
         if cache:
-            p.in_base("cache", cache.group(1), cache.group(2), SIZE, "Cache数据区大小", "B")
+            p.in_base("cache", *alternative(cache, 2), SIZE, "Cache数据区大小", "B")
         p.in_base("block", block_number, block_unit, SIZE, "块大小", "B")
         if cache:
             p.line("lines", "cache // block", "Cache行数")
@@ -375,8 +377,9 @@ class BusBandwidth(Rule):
 class CacheAccessTime(Rule):
     """A cache's hit rate, the average access time of the cache-memory system, or its efficiency: the
     hit rate (``命中率为95%``, 0.95) or the counts it comes from (``Cache完成存取1900次，主存完成存取100次``:
-    h = 1900 / 2000), the cache time and the memory time, and for a time how the two are accessed, which
-    must be stated: 同时/并行 (h·tc + (1 - h)·tm) or 先访问Cache…未命中再访问主存 (h·tc + (1 - h)·(tc + tm)).
+    h = 1900 / 2000; or ``一共访存2000次，其中Cache命中1900次``), the cache time and the memory time, and
+    for a time how the two are accessed, which must be stated: 同时/并行 (h·tc + (1 - h)·tm; also 未命中时的访问
+    时间按主存…计) or 先访问Cache…未命中再访问主存 (h·tc + (1 - h)·(tc + tm)).
     efficiency = tc / average. A TLB, page faults, a two-level cache or block transfers counted: no program."""
 
     name = "cache_access_time"
@@ -388,6 +391,7 @@ class CacheAccessTime(Rule):
     _MISSES = (r"(?:主存|内存)(?:完成)?(?:存取|访问)?(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
                r"|(\d+)\s*次(?:要|需要|需)?(?:从|在|访问)\s*(?:主存|内存)")  # 另有250次要从主存中存取
     # …or the miss costs the memory time alone (未命中时的访问时间按主存存取周期计): the parallel formula
+    _TOTAL = r"(?:一共|共|总共)?访存(?:的)?(?:次数)?(?:为|是|共)?\s*(\d+)\s*次"
     _PARALLEL = (r"(?<!不)(?:同时访问|同时启动|并行访问|同时(?:对|向)?(?:Cache|cache|主存))"
                  r"|(?:未命中|不命中|缺失)时?(?:的)?(?:访问|存取)?时间按主存")
     _SERIAL = r"先访问(?:Cache|cache|高速缓存)|(?:未命中|不命中|缺失)[^，。？]{0,6}(?:再|才)(?:访问)?(?:主存|内存)"
@@ -401,12 +405,19 @@ class CacheAccessTime(Rule):
         ask_efficiency = bool(re.search(r"效率", q))
         ask_rate = bool(re.search(r"命中率[^，。,]{0,6}(?:是|为)?\s*(?:多少|几)|(?:求|计算|算出)[^，。,]{0,8}命中率", q))
         rate, hits, misses = unique(self._RATE, q), unique(self._HITS, q), unique(self._MISSES, q)
-        if (rate is None) == (hits is None or misses is None) or not (ask_time or ask_efficiency or ask_rate):
+        total = unique(self._TOTAL, q) if hits is not None and misses is None else None  # 一共访存5000次，其中命中4800次
+        if (rate is None) == (hits is None or (misses is None and total is None)) or not (ask_time or ask_efficiency or ask_rate):
             return None
         p = Program()
         if rate is None:
             p.given("hits", hits.group(1) or hits.group(2), "Cache完成存取次数")
-            p.given("misses", misses.group(1) or misses.group(2), "主存完成存取次数")
+            if total is not None:
+                if int(total.group(1)) <= int(hits.group(1) or hits.group(2)):
+                    return None
+                p.given("total", total.group(1), "访存总次数")
+                p.line("misses", "total - hits", "主存完成存取次数")
+            else:
+                p.given("misses", misses.group(1) or misses.group(2), "主存完成存取次数")
             p.line("hit", "hits / (hits + misses)", "命中率")
             if ask_rate:
                 p.line("answer" if not (ask_time or ask_efficiency) else "answer_rate", "round(hit * 100, 2)", "命中率", "%")

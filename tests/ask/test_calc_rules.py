@@ -354,6 +354,13 @@ CASES = [
     ("cpu_time", "主频1.8GHz，60%的指令CPI为1，40%的指令CPI为3，求平均CPI和MIPS。", 1000, {"answer_cpi": 1.8}),
     ("nyquist_rate", "无噪声信道带宽3kHz，采用具有8种不同状态的码元，按奈奎斯特定理最大数据传输速率是多少？", 18, {}),
     ("complete_binary_tree", "完全二叉树一共100个结点，树高是多少？叶子有多少个？", 50, {"answer_height": 7}),
+    # the data area after a comma (cache，数据区32KB): 32 KB / 64 B = 512 lines, 2-way: 256 sets → 8 bits;
+    # offset 6; tag 32 - 8 - 6 = 18
+    ("cache_address_split", "2路组相联的cache，数据区32KB，每块64字节，主存地址32位、按字节编址。tag、组号、块内偏移分别几位？",
+     18, {"answer_index": 8}),
+    # hits out of a total: 1900 / 2000 = 95 %; in parallel 0.95 · 5 + 0.05 · 50 = 7.25 ns
+    ("cache_access_time", "CPU一共访存2000次，其中cache命中1900次，cache存取周期5ns，主存存取周期50ns，cache和主存同时启动访问，"
+     "求命中率和平均访问时间。", 7.25, {"answer_rate": 95, "misses": 100}),
     # a network address given is a datum, not asked: the host count alone (2^6 - 2)
     ("subnet_hosts", "某单位分配到的网络地址为192.168.10.0/26，可分配给主机的IP地址最多有多少个？", 62, {}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5

@@ -64,9 +64,9 @@ def test_the_rules_answer_the_wordings_they_were_adapted_to():
 
 
 def test_the_rules_answer_the_second_round_of_wordings_they_were_adapted_to():
-    """A regression floor for calc_rules_dev2 (97 of 110 when written; left among others: two scheduling
+    """A regression floor for calc_rules_dev2 (99 of 110 when written; left among others: two scheduling
     policies at once, a connectivity bound, a Shannon question in English, a heap question whose node has
     no children among its n, children of the last non-leaf, pipelines in clock cycles or picoseconds, jobs
     named A–D, a RAM region given by its addresses)."""
     found = verdicts("calc_rules_dev2.jsonl")
-    assert sum(v == "right" for v in found.values()) >= 97, found
+    assert sum(v == "right" for v in found.values()) >= 99, found
