@@ -302,3 +302,30 @@ def test_model_dirs_built_from_rapidocr(paddle_dirs, tmp_path):
     assert check_model_dir(rec, REC_DIR_SETTING)[1:] == ("PP-OCRv6_small_rec", "onnxruntime")
     # re-running over existing directories is fine and gives the same paths
     assert build_model_dirs_from_rapidocr(det.parent) == (det, rec)
+
+
+@pytest.mark.timeout(60)
+def test_two_setups_writing_one_model_directory_at_once_do_not_collide(tmp_path):
+    """Two setups on one machine build the same shared model directory: each write goes through a temp
+    file of its own (a fixed ``inference.yml.tmp`` had one rename fail in two CI runs side by side)."""
+    import threading
+
+    from pipeline.parse.ocr.paddle import _write_yml
+
+    dst = tmp_path / "inference.yml"
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(30):
+                _write_yml({"writer": n, "round": i, "chars": ["查"] * 2000}, dst)
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == [] and yaml.safe_load(dst.read_text(encoding="utf-8"))["round"] == 29
+    assert [p.name for p in tmp_path.iterdir()] == ["inference.yml"]  # no temp file left behind

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Optional, Union
 
@@ -84,21 +85,34 @@ def _onnx_characters(model: Path) -> list[str]:
     return meta["character"].splitlines()
 
 
+def _replace_with(dst: Path, write) -> None:
+    """Write ``dst`` through a temp file of its own in the same directory, then rename: two setups
+    building the same shared model directory at once (two CI runs on one machine) never take each
+    other's temp file (a fixed ``inference.yml.tmp`` had one rename fail)."""
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, dst)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def _copy_if_changed(src: Path, dst: Path) -> None:
     if dst.is_file() and dst.stat().st_size == src.stat().st_size:
         return
-    tmp = dst.with_suffix(dst.suffix + ".tmp")
-    shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
+    _replace_with(dst, lambda tmp: shutil.copyfile(src, tmp))
 
 
 def _write_yml(data: dict, dst: Path) -> None:
     import yaml
 
-    tmp = dst.with_suffix(".yml.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        yaml.safe_dump(data, fh, allow_unicode=True, sort_keys=False)
-    os.replace(tmp, dst)
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            yaml.safe_dump(data, fh, allow_unicode=True, sort_keys=False)
+
+    _replace_with(dst, write)
 
 
 def build_model_dirs_from_rapidocr(dest: PathLike) -> tuple[Path, Path]:
