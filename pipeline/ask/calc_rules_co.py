@@ -261,9 +261,10 @@ class CpuTime(Rule):
         shares, cpis = unique(self._SHARES, q), unique(self._CPIS, q)
         listed = bool(shares and cpis and not mix)
         if listed:
-            mix = list(zip(re.findall(r"\d+(?:\.\d+)?", shares.group(1)), re.findall(r"\d+(?:\.\d+)?", cpis.group(1))))
-            if len(re.findall(r"\d+(?:\.\d+)?", shares.group(1))) != len(re.findall(r"\d+(?:\.\d+)?", cpis.group(1))):
+            share_list, cpi_list = (re.findall(r"\d+(?:\.\d+)?", m.group(1)) for m in (shares, cpis))
+            if len(share_list) != len(cpi_list):
                 return None
+            mix = list(zip(share_list, cpi_list))
             q = q.replace(shares.group(0), "").replace(cpis.group(0), "")  # their 分别 is the lists' own
         if re.search(r"分别(?!求|计算|算出|给出)|加速比|提高|改进|更快|快多少", q):
             return None  # 分别求…: the asks listed, not two cases
@@ -399,7 +400,7 @@ class CacheAccessTime(Rule):
     def match(self, q: str) -> Optional[str]:
         if not re.search(self._CACHE, q) or re.search(r"快表|TLB|页表|缺页|L1|L2|一级Cache|二级Cache|写回|全写", q):
             return None
-        if re.search(r"块调入", q) and not re.search(r"(?:不计|不考虑|忽略)[^，。？]{0,4}块调入", q):
+        if mentioned("块调入", q):
             return None
         ask_time = bool(re.search(r"平均(?:访问|存取|访存)时间|平均时间", q))
         ask_efficiency = bool(re.search(r"效率", q))

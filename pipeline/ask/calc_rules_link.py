@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.calc_rules_net import DISTANCE, FRAME, RATE, FrameDelay, _propagation_speed
-from pipeline.ask.calc_text import NUM, TIME_NS, TIME_UNIT, Program, Rule, alternative, mentioned, unique
+from pipeline.ask.calc_rules_net import FRAME, RATE, FrameDelay, round_trip
+from pipeline.ask.calc_text import NUM, TIME_UNIT, Program, Rule, alternative, mentioned, unique
 
 
 class SlidingWindow(Rule):
@@ -60,10 +60,10 @@ class StopWaitUtilisation(Rule):
             return None
         ack = unique(self._ACK, q)
         frame = unique(FrameDelay._FRAME, re.sub(self._ACK, "", q))  # the data frame's, not the acknowledgement's
-        rate, round_trip = unique(FrameDelay._RATE, q), unique(self._ROUND, q)
-        one_way = unique(self._ONE_WAY, q) if round_trip is None else None
+        rate, rtt = unique(FrameDelay._RATE, q), unique(self._ROUND, q)
+        one_way = unique(self._ONE_WAY, q) if rtt is None else None
         distance, speed = unique(FrameDelay._DISTANCE, q), unique(FrameDelay._SPEED, q)
-        if frame is None or rate is None or sum((one_way is not None, round_trip is not None,
+        if frame is None or rate is None or sum((one_way is not None, rtt is not None,
                                                   distance is not None and speed is not None)) != 1:
             return None
         length, length_unit = alternative(frame, 2)
@@ -71,14 +71,7 @@ class StopWaitUtilisation(Rule):
         p.in_base("frame", length, length_unit, FRAME, "数据帧长", "bit")
         p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")
         p.line("transmit", "frame / rate * 1000", "数据帧的发送时延", "ms")
-        if round_trip is not None or one_way is not None:
-            m = round_trip or one_way
-            p.in_base("delay", m.group(1), m.group(2), TIME_NS, "往返时延" if round_trip else "单向传播时延", "ns")
-            p.line("wait", "delay / 1000000" if round_trip else "2 * delay / 1000000", "往返传播时延", "ms")
-        else:
-            p.in_base("dist", distance.group(1), distance.group(2), DISTANCE, "链路长度", "m")
-            _propagation_speed(p, speed)
-            p.line("wait", "2 * dist / speed * 1000", "往返传播时延", "ms")
+        round_trip(p, "wait", "往返传播时延", "ms", one_way=one_way, both_ways=rtt, distance=distance, speed=speed)
         cycle = "transmit + wait"
         if ack is not None:
             p.in_base("ack", ack.group(1), ack.group(2), FRAME, "确认帧长", "bit")

@@ -65,6 +65,24 @@ def _propagation_speed(p: Program, speed: re.Match) -> None:
         p.in_base("speed", speed.group(4), speed.group(5), SPEED, "传播速率", "m/s")
 
 
+def round_trip(p: Program, name: str, label: str, unit: str, *, one_way: Optional[re.Match] = None,
+               both_ways: Optional[re.Match] = None, both_label: str = "往返时延",
+               distance: Optional[re.Match] = None, speed: Optional[re.Match] = None) -> None:
+    """The step ``name`` = 2τ in ``unit`` (ms or s), from exactly one of: a one-way delay τ, a delay that
+    is both ways already (an RTT, a contention period: ``both_label`` names it), or the link's length
+    with the signal's speed (τ = distance / speed). Each a match of ``NUM`` and ``TIME_UNIT``, or of
+    ``FrameDelay._DISTANCE`` and ``_SPEED``."""
+    per_ns = {"ms": "1000000", "s": "1000000000"}[unit]
+    if one_way is not None or both_ways is not None:
+        m = both_ways or one_way
+        p.in_base("delay", m.group(1), m.group(2), TIME_NS, both_label if both_ways else "单程传播时延", "ns")
+        p.line(name, f"delay / {per_ns}" if both_ways else f"2 * delay / {per_ns}", label, unit)
+    else:
+        p.in_base("dist", distance.group(1), distance.group(2), DISTANCE, "链路长度", "m")
+        _propagation_speed(p, speed)
+        p.line(name, "2 * dist / speed" + (" * 1000" if unit == "ms" else ""), label, unit)
+
+
 class FrameDelay(Rule):
     """总时延 from the start of sending to the frame fully received, over one link: frame length (1000字节,
     8000bit), data rate (10Mb/s), link length (2000km), propagation speed (2×10^8 m/s, 200000km/s).
@@ -192,6 +210,19 @@ class TransmitDelay(Rule):
 IPV4 = r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})"
 
 
+def prefix_of_mask(p: Program, mask: re.Match) -> Optional[int]:
+    """The prefix length a mask (a match of ``IPV4``) gives, and its program steps (the mask, then its
+    one bits counted into ``prefix``); None for a mask that is not ones then zeros."""
+    octets = [int(o) for o in mask.groups()]
+    ones = "".join(f"{o:08b}" for o in octets) if all(o <= 255 for o in octets) else ""
+    if not ones or "01" in ones:
+        return None
+    p.line("mask", "[" + ", ".join(str(o) for o in octets) + "]", "子网掩码")
+    p.line("prefix", "0", "网络前缀长度（位）")
+    p.lines.append("for octet in mask:\n    for i in range(8):\n        prefix = prefix + octet // 2 ** i % 2")
+    return ones.count("1")
+
+
 class SubnetHosts(Rule):
     """How many host addresses a (sub)network can assign: its prefix (``/26``, ``前缀长度为26``) or its
     mask (``子网掩码为255.255.255.192``, read bit by bit), and when a network is cut into n equal subnets
@@ -229,19 +260,14 @@ class SubnetHosts(Rule):
             p.given("prefix", length, "网络前缀长度（位）")
             bits = int(length)
         else:
-            octets = [int(o) for o in mask.groups()]
-            ones = "".join(f"{o:08b}" for o in octets) if all(o <= 255 for o in octets) else ""
-            if not ones or "01" in ones:
-                return None
-            p.line("mask", "[" + ", ".join(str(o) for o in octets) + "]", "子网掩码")
             addresses = {m.group(0) for m in re.finditer(IPV4, q)} - {".".join(mask.groups())}
             if len(addresses) > 1:
                 return None
             for address in addresses:  # the host's address beside its mask: shown, the count does not need it
                 p.line("addr", "[" + ", ".join(literal(o) for o in address.split(".")) + "]", "地址")
-            p.line("prefix", "0", "网络前缀长度（位）")
-            p.lines.append("for octet in mask:\n    for i in range(8):\n        prefix = prefix + octet // 2 ** i % 2")
-            bits = ones.count("1")
+            bits = prefix_of_mask(p, mask)
+            if bits is None:
+                return None
         if subnets is not None:
             n = int(subnets.group(1))
             if not power_of_two(n) or n < 2:
@@ -291,14 +317,9 @@ class SubnetAddresses(Rule):
             p.given("prefix", prefix.group(5), "网络前缀长度（位）")
             bits = int(prefix.group(5))
         else:
-            mask_octets = [int(o) for o in mask.groups()]
-            ones = "".join(f"{o:08b}" for o in mask_octets) if all(o <= 255 for o in mask_octets) else ""
-            if not ones or "01" in ones:
+            bits = prefix_of_mask(p, mask)
+            if bits is None:
                 return None
-            p.line("mask", "[" + ", ".join(str(o) for o in mask_octets) + "]", "子网掩码")
-            p.line("prefix", "0", "网络前缀长度（位）")
-            p.lines.append("for octet in mask:\n    for i in range(8):\n        prefix = prefix + octet // 2 ** i % 2")
-            bits = ones.count("1")
         if any(int(o) > 255 for o in octets) or not 1 <= bits <= 30:
             return None
         p.line("host_bits", "addr_bits - prefix", "主机号位数（位）")
@@ -336,14 +357,8 @@ class MinFrameLength(Rule):
             return None
         p = Program()
         p.in_base("rate", rate.group(1), rate.group(2), RATE, "数据传输速率", "b/s")
-        if tau is not None or period is not None:
-            m = tau or period
-            p.in_base("delay", m.group(1), m.group(2), TIME_NS, "单程传播时延" if tau else "争用期", "ns")
-            p.line("period", "2 * delay / 1000000000" if tau else "delay / 1000000000", "争用期", "s")
-        else:
-            p.in_base("dist", distance.group(1), distance.group(2), DISTANCE, "链路长度", "m")
-            _propagation_speed(p, speed)
-            p.line("period", "2 * dist / speed", "争用期", "s")
+        round_trip(p, "period", "争用期", "s", one_way=tau, both_ways=period, both_label="争用期", distance=distance,
+                   speed=speed)
         if re.search(r"多少\s*(?:字节|B)(?![A-Za-z/])|(?:字节|B)为单位", q):
             p.line("bits", "period * rate", "最短帧长", "bit")
             p.line("answer", "bits / 8", "最短帧长", "B")
