@@ -21,6 +21,7 @@ they are listed in.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 from pipeline.ask.calc_rules_co import (
@@ -97,8 +98,14 @@ def ruled(question: "str | Asked") -> Optional[tuple[str, str]]:
 
 def ruled_norm(norm: str) -> Optional[tuple[str, str]]:
     """:func:`ruled` of a question already normalised (``sentences.normalise``): no analysis made."""
-    q = compact(norm)
-    found = [(rule.name, program) for rule in RULES if (program := rule.match(q)) is not None]
+    return _ruled(compact(norm), RULES)
+
+
+@lru_cache(maxsize=256)
+def _ruled(q: str, rules: tuple[Rule, ...]) -> Optional[tuple[str, str]]:
+    """Kept for the last questions: one answer asks up to three times (its kind, whether a program
+    applies, the program), and every rule is a pure function of the text. Keyed by the rule set too."""
+    found = [(rule.name, program) for rule in rules if (program := rule.match(q)) is not None]
     return found[0] if len(found) == 1 else None
 
 
