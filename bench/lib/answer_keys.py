@@ -33,6 +33,11 @@ HELDOUT_FILE = SET_FILE.with_name("calc_heldout.jsonl")  # calculations and cont
 TRAITS_FILE = SET_FILE.with_name("traits_set.jsonl")  # one thing's 特点 (answered from a table: attributes.py)
 TERMS_FILE = SET_FILE.with_name("terms_set.jsonl")  # 什么是X and short contrasts/calculations, written before any run
 CONCEPTS_FILE = SET_FILE.with_name("concept_heldout.jsonl")  # why/what/purpose questions by another hand (issue 23)
+# by other hands again (helpers that saw no code and no set): 34 concepts adapted to, then 22 concepts and
+# 19 contrasts held out (issue 23)
+CONCEPTS_DEV2_FILE = SET_FILE.with_name("concept_dev2.jsonl")
+CONCEPTS_CHECK2_FILE = SET_FILE.with_name("concept_check2.jsonl")
+CONTRASTS_CHECK_FILE = SET_FILE.with_name("contrast_check.jsonl")
 # the eval material: ../shared/eval from the repo root (a git worktree elsewhere sets BENCH_EVAL_DIR)
 EVAL_DIR = Path(os.environ.get("BENCH_EVAL_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "eval")
 

@@ -465,7 +465,7 @@ def completion(question: "str | Asked", text: str, keys: list[KeySentence], voca
     material, not from the model. A key sentence is added when it raises the answer's coverage of
     the question's words by at least ``COMPLETION_GAIN``, unless the answer already says it in other
     words (``COMPLETION_SAID`` of its bigrams: "快表是慢表的副本…" then "TLB是…快表是慢表的副本…" again)."""
-    terms = keysentences.question_terms(question, vocab)
+    terms = {t: w for t, w in keysentences.question_terms(question, vocab).items() if not keysentences.asks_for(t)}
     have, _ = keysentences.coverage(terms, text)
     said = grams(text)
     out = []

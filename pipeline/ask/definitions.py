@@ -28,11 +28,17 @@ _QUOTE = "“”\"'‘’「」『』《》"
 # what the question asks the definition of: 什么是X / 何为X / X是什么 / X指什么 / X的定义(是什么) / X是什么意思
 _ASKS = [re.compile(r"^(?:请问|请解释一下?|解释一下)?(?:什么是|什么叫做?|何为|何谓|啥是)(?P<t>[^，,。？?]+?)[？?。！!]*$"),
          re.compile(r"^(?:请问)?(?:所谓)?(?P<t>[^，,。？?]+?)(?:到底|究竟)?(?:是什么(?:意思|东西)?|指的?是什么|是指什么|指什么|"
-                    r"的(?:定义|概念|含义)(?:是什么)?|是啥|什么意思)[？?。！!]*$")]
+                    r"的(?:定义|概念|含义)(?:是什么)?|是啥|什么意思|是?(?:怎么|咋)回事)[？?。！!]*$")]
 _NOT_A_TERM = re.compile(r"和|与|及|跟|同|区别|不同|作用|特点|原因|为什么|怎么|如何|哪|几|多少|\d|^(?:里面|里边|它|其|这|那)")
 _BULLET = re.compile(r"^\s*(?:[-+*>•·#]\s*|[(（]?\d{1,2}[)）.、．]\s*|【[^】]{0,12}】\s*)+")
 _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
 _QUOTED = re.compile(r"[“\"‘'「『《]([^”\"’'」』》]{2,16})[”\"’'」』》]")
+# "X的Y" / "X里说的Y": Y is the term (TCP的快重传 → 快重传), when Y is a word of its own (≥ 3 chars;
+# 进程的状态 keeps its owner: 状态 alone is every thing's)
+_OWNED = re.compile(r"^.+?(?:里面?说的|中说的|所说的|说的|里的|中的|的)(?P<t>[^的]{3,})$")
+# …the owner stays when Y only names an aspect of it (死锁的必要条件, 快速排序的时间复杂度)
+_ASPECT_WORD = re.compile(r"^(?:必要条件|充分条件|条件|特点|特征|作用|原理|过程|步骤|方法|性能|优点|缺点|功能|组成|结构|"
+                          r"类型|种类|分类|格式|状态|原因|目的|意义|规则|算法|策略|机制|思想|实现|流程|\S{0,3}复杂度|优缺点)$")
 _SUB_QUESTION = re.compile(r"(?<=[？?！!。，,；;])")
 _AFTER_LEADING = re.compile(r"^(?:是指|是一种|是一个|是|指的是|指|即|就是|也称|又称|[:：])")
 _DEFINITION_HEAD = re.compile(r"定义|概念|含义|是什么")
@@ -70,6 +76,9 @@ def _term_asked(q: str) -> Optional[str]:
             term = quoted.group(1)
         term = _PAREN.sub("", term).strip().strip(_QUOTE).strip()  # 快表（TLB） → 快表
         term = re.sub(r"^(?:一下|下|所谓)", "", term)
+        owned = _OWNED.match(term)
+        if owned and not _ASPECT_WORD.match(owned.group("t")):  # 程序访问的时间局部性 → 时间局部性: the material defines the term, not its scene
+            term = owned.group("t")
         if MIN_TERM <= len(term) <= MAX_TERM and not _NOT_A_TERM.search(term):
             return term
     return None

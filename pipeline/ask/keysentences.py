@@ -7,11 +7,16 @@ that names no subject of its own, "目的是：…", also counts its heading's w
 times a rank discount (``RANK_DISCOUNT`` per hit rank below the first: retrieval already ordered the
 passages), times factors: a penalty for sentences that ask (exercise text) and for outlines of headings
 (a syllabus), a bonus for the sentence that defines the asked term ("X是什么") or says what a thing is
-for ("有什么用", "目的") or gives a cause for a why-question, a bonus for a passage whose heading is the question's subject, a penalty
-for the 答案 line of a past-paper question the student did not ask about, and one for an exercise's
-arithmetic (`8-5=3`) when the question gives no numbers. A heading or an announcement
-("区别如下：") is joined to the sentence after it, a question or announcement followed by a numbered
-list to the whole list; sentences over ``LONG_SENTENCE`` chars are trimmed for display. A past-paper
+for ("有什么用", "目的") or gives a cause for a why-question (more when it says so: 原因, 是为了), a bonus
+for a passage whose heading is the question's subject, penalties for the 答案 line of a past-paper
+question the student did not ask about, for an exercise's arithmetic (`8-5=3`) when the question gives
+no numbers, for program text and for a sentence that only points elsewhere (`前面已经提到过`). A purpose
+or why-question also asks for the purpose or cause itself: ``ASPECT`` is one more term to cover, held by
+the sentences that give one (or sit under a heading 作用/原因 of the subject), so a definition alone
+does not end the selection. A heading or an announcement ("区别如下：") is joined to the sentence after
+it, a question or announcement followed by a numbered (or, after a colon, bulleted) list to the whole
+list, and a sentence explaining the one before (`这么做有两个理由：`) to it; sentences over
+``LONG_SENTENCE`` chars are trimmed for display. A past-paper
 record offers its answer (with the chosen option's text) and analysis, not its stem. With the index
 vocabulary, the question's content is its indexed words (the BM25 ``tokenize_query``, no jieba on the
 query path) weighted by length; without, character bigrams. Sentences are taken greedily by *new*
@@ -31,6 +36,7 @@ from pipeline.ask.definitions import defines
 from pipeline.ask.question import (FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_kind,  # noqa: F401
                                    question_terms)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
+from pipeline.ask.units import HEADING_CHARS, LIST_CHARS, joined_sentences, record_sentences  # noqa: F401
 from pipeline.ask.sentences import containment, content, grams, normalise, novelty, split_sentences
 from pipeline.models import Hit, KeySentence
 
@@ -47,41 +53,50 @@ DEFINITION_FACTOR = 1.2  # a concept question prefers the sentence that defines 
 TITLE_FACTOR = 1.1  # a passage whose own heading is the question's subject (§ 奇偶校验码 for 奇偶校验码…)
 QUESTION_PENALTY = 0.3  # a sentence asking something (…是多少？) is rarely the answer
 ASKED_FACTOR = 1.02  # a question joined to its answer (FAQ-style notes) wins ties: it asks what the student asks
-HEADING_CHARS = 20  # a line this short without an end mark is a heading
 HEADING_WEIGHT = 0.5  # a sentence that names no subject ("目的是：缩短指令字长…" under the heading
 # "指令寻址方式") takes it from its heading: question words found only there count half
 PURPOSE_FACTOR = 1.5  # "有什么用 / 目的": a sentence saying what something is for (用于…, 为了…, 目的是…)
 REASON_FACTOR = 1.5  # "为什么…": a sentence giving a cause or purpose (因为…, 为提高…, 从而…)
+EXPLICIT_FACTOR = 1.2  # …more when it says it is giving the reason (…的原因, 理由, 是为了, 之所以)
 OTHER_RECORD_FACTOR = 0.5  # the answer line of a past-paper question the student did not ask about
 EXAMPLE_FACTOR = 0.5  # a question giving no numbers asks the general case: an exercise's working (…为8-5=3)
-LIST_CHARS = 320  # a question or announcement followed by a numbered list keeps the list, up to this
-_ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[)）]\s*[。.]?$")  # ends as a question or a blank
-_ASKED = re.compile(r"[?？]$")
-_GOES_ON = re.compile(r"^(?:即|也就是说|也即|换言之|换句话说)")
+# ends as a question or a blank, or a filled blank (`…的取值分别是（C）`: a choice stem with its answer)
+_ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[A-D]?\s*[)）]\s*[。.]?$")
 _BULLET = re.compile(r"^\s*(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)+")
 _HEAD_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#]+|[:：]$")
 _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
 _DEFINES = re.compile(r"^[^。，,]{0,8}?(?:是|指|即|称为|就是|[:：])")
 _ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意思|含义|定义|是指")
-_INTRO = re.compile(r"(?:以下|如下|下列|几点|几个方面)[^。]{0,6}[。：:]?$|[：:]$")
-_TABLE_ROW = re.compile(r"^[^；。\n]{1,30}；[^；。\n]{1,30}[：:]")  # 查找方式；m阶B树：折半查找。…；m阶B+树：…
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
 # "为什么要设置缓冲区" asks what the buffer is for, as "缓冲区有什么用" does (not why in general:
 # "为什么四次挥手要等2MSL" wants a reason, which a 目的/作用 sentence need not give)
 _ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|" + PURPOSE_WORD + r"|用来干|干什么用|意义|"
-                           r"(?:为什么|为何)要[^，,。？?]{0,16}?(?:设置|引入|采用|使用|设立|增设|提供)")
-_STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用(?:是|为|[:：])|可将|把.{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
+                           r"(?:为什么|为何|为啥)要[^，,。？?]{0,16}?(?:设置|引入|采用|使用|设立|增设|提供|加)")
+_STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用(?:是|为|[:：])|可将|"
+                             r"(?:把|将|用|通过|利用).{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
 # "为什么要进行规格化": a sentence giving a cause or purpose (为提高运算的精度，…采取规格化形式) answers it,
 # not one restating the question (非规格化浮点数需要进行规格化操作才能变成规格化浮点数)
-_STATES_CAUSE = re.compile(r"因为|由于|为了|(?<![成作称认以])为(?=提高|减少|降低|保证|避免|防止|实现|解决|便于|使|让)|"
+_STATES_CAUSE = re.compile(r"因为|由于|为了|理由|(?<![成作称认以])为(?=提高|减少|降低|保证|避免|防止|实现|解决|便于|使|让)|"
                            r"以便|以免|从而|因此|所以|导致|否则|目的|原因")
-_LIST_AFTER = re.compile(r"[？?：:]\s*[(（]?1[)）.、．].*[(（]?2[)）.、．]", re.S)
+_LIST_AFTER = re.compile(r"[？?：:]\s*[(（]?1[)）.、．].*[(（]?2[)）.、．]|[：:]\s*[-+*•·]\s.*[。；;]\s*[-+*•·]\s", re.S)
 _OUTLINE_MARK = re.compile(r"[(（]?[一二三四五六七八九十]{1,2}[)）、.．]|[(（]?\d{1,2}[)）.、．](?!\d)")
+_GIVES_REASON = re.compile(r"原因|理由|是为了|目的是|为的是|之所以|[为因]何|为什么[^？?]{0,30}[？?]")
 # an attribute stated of the heading's subject: "目的是：…", "其特点：…", "优点：…"
 _SUBJECTLESS = re.compile(r"^(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)*(?:其|它的?|该|这种?|此)?"
                           r"(?:目的|作用|用途|特点|优点|缺点|原因|功能|意义|区别|定义|含义|思想|原理|过程|步骤|方法|条件)"
                           r"(?:主要)?(?:是|为|有|在于|如下)?\s*[:：，,]?")
-_ITEM = re.compile(r"^\s*(?:[(（]?\d{1,2}[)）.、．]|[①-⑩])\s*\S")
+# a line of program text (C in the notes' code blocks): it never states what a concept is or is for
+_CODE = re.compile(r"//|->|[{}]|\b(?:typedef|struct|return|void|bool|malloc|sizeof)\b|\w\s*==\s*\w|"
+                   r"\b(?:if|for|while)\s*\(|^\s*\w+\s*=\s*[^，。]*;")
+_ASKS_CODE = re.compile(r"代码|程序|伪代码|实现|怎么写|如何写|函数|语句")
+# the aspect a purpose or why-question asks for, as one more thing to cover (see ``aspect_terms``)
+ASPECT = "〈所问方面〉"
+ASPECT_SHARE = 0.3  # of the question's term weight: a sentence naming the subject without the aspect covers 77 %
+_OPTIONS = re.compile(r"(?:^|[\s>：:])A\s*[.．、]\s*\S[^。]*?\sB\s*[.．、]\s*\S")
+_POINTS_ELSEWHERE = re.compile(r"已经?(?:提到|讲到|介绍|讲解|说明)过|前面(?:已经?)?(?:讲|提|介绍|说)过|见(?:上|下)文|"
+                               r"后面(?:会|再|将)(?:讲|介绍|详细)|(?:这|本)一?[节章](?:主要)?(?:讨论|介绍|讲)")
+_ASPECT_WORD = re.compile(r"^(?:作用|用途|用处|目的|意义|原因|理由|好处|功能|干嘛|干什么|为什么|为何)$")
+_ASPECT_HEAD = re.compile(r"^(?:主要)?(?:作用|目的|用途|意义|原因|好处|优点|功能|引入原因|为什么\S{0,8})$")
 
 
 def titled(h: Hit, question: "str | Asked", terms: dict[str, float]) -> bool:
@@ -91,6 +106,7 @@ def titled(h: Hit, question: "str | Asked", terms: dict[str, float]) -> bool:
     head = _HEAD_NOISE.sub("", normalise(h.chapter_path[-1])).lower()
     if len(head) < 2:
         return False
+    terms = {t: w for t, w in terms.items() if t != ASPECT}
     return head in asked_of(question).low or coverage(terms, head)[0] >= 0.5
 
 
@@ -109,19 +125,25 @@ def coverage(terms: dict[str, float], text: str, covered: Optional[set[str]] = N
     total = sum(terms.values())
     if not total:
         return 0.0, set()
-    low = content(text)
+    low = _same_words(content(text))
     bigrams = None
     found = set()
     for t in terms:
         if covered and t in covered:
             continue
+        same = _same_words(t)
         if len(t) == 2 and not t.isascii():
             bigrams = bigrams if bigrams is not None else grams(text)
-            if t in bigrams or t in low:
+            if t in bigrams or same in low:
                 found.add(t)
-        elif t in low:
+        elif same in low:
             found.add(t)
     return sum(terms[t] for t in found) / total, found
+
+
+def _same_words(text: str) -> str:
+    """One spelling of what the notes write two ways: 节点/结点 (头节点), TIME_WAIT/TIME-WAIT."""
+    return re.sub(r"(?<=[a-z])_(?=[a-z])", "-", text.replace("节点", "结点"))
 
 
 def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
@@ -134,59 +156,6 @@ def candidates(hits: list[Hit]) -> list[tuple[str, Hit]]:
                 continue
             out.append((trim(s), h))
     return out
-
-
-def joined_sentences(text: str) -> list[str]:
-    """Sentences, where a heading ("1. 三次握手建立连接"), an announcement ("区别如下：") or a question
-    the text then answers ("为什么要三次握手？主要是为了…") is joined to the sentence after it, and
-    a restatement ("即…") to the sentence before it."""
-    sents = []
-    for s in _units(text):
-        if sents and _GOES_ON.match(s):  # "即…": says the sentence before again, plainer
-            sents[-1] += s
-        else:
-            sents.append(s)
-    out = []
-    i = 0
-    while i < len(sents):
-        s = sents[i]
-        heading = len(s) <= HEADING_CHARS and not re.search(r"[。！？；!?;]$", s)
-        if (heading or _INTRO.search(s) or _ASKED.search(s)) and i + 1 < len(sents):
-            j = i + 1
-            joined = s + (" " if heading else "") + sents[j]
-            if not heading and _ITEM.match(sents[j]):  # "为什么…？1. …2. …": the whole list answers it
-                while j + 1 < len(sents) and _ITEM.match(sents[j + 1]) and len(joined) + len(sents[j + 1]) <= LIST_CHARS:
-                    j += 1
-                    joined += sents[j]
-            out.append(joined)
-            i = j + 1
-            continue
-        out.append(s)
-        i += 1
-    return out
-
-
-def _units(text: str):
-    """Sentences, except that a table row (the clean stage writes each as one line "字段：值；字段：值")
-    stays whole even when a cell holds several sentences: a cut row pairs a value with the wrong column."""
-    for line in text.split("\n"):
-        line = line.strip()
-        if _TABLE_ROW.match(line):
-            yield line
-        else:
-            yield from split_sentences(line, semicolon=False)
-
-
-def record_sentences(text: str) -> list[str]:
-    """A record's answer (with the chosen option's text) and its analysis, sentence by sentence."""
-    _, answer, analysis = parse_record(text)
-    out = []
-    if answer:
-        letter = re.fullmatch(r"\s*([A-D])[。.]?\s*", answer)
-        option = re.search(rf"^{letter.group(1)}[.．、]\s*(.+)$", text, re.M) if letter else None
-        out.append(f"答案：{answer.strip()}" + (f"（{option.group(1).strip()}）" if option else ""))
-    # the analysis as notes are read: "具体有以下几种情况：（1）…（3）若有多条匹配…最长前缀匹配" keeps its list
-    return out + (joined_sentences(analysis) if analysis else [])
 
 
 def is_outline(sentence: str) -> bool:
@@ -225,7 +194,7 @@ def select(question: "str | Asked", hits: list[Hit], vocab=None, max_sentences: 
     """The key sentences, best first (see the module docstring for the scoring): taken greedily by
     the coverage each adds."""
     question = asked_of(question, vocab)
-    terms = question.terms
+    terms = aspect_terms(question)
     total = sum(terms.values())
     pool = scored_candidates(question, hits, terms)
     chosen: list[KeySentence] = []
@@ -273,13 +242,41 @@ class Candidate:
         return (own + HEADING_WEIGHT * ctx) / total * self.weight
 
 
+def asks_aspect(question: "str | Asked") -> Optional[str]:
+    """"purpose" for `X有什么用` / `为什么要引入X`, "reason" for another why-question, else None."""
+    question = asked_of(question)
+    if _ASKS_PURPOSE.search(question):
+        return "purpose"
+    return "reason" if (question.kind or question_kind(question.norm)) == "reason" else None
+
+
+def asks_for(term: str) -> bool:
+    """The term only names what is asked of the subject (作用, 原因, 目的): no passage completes it."""
+    return bool(_ASPECT_WORD.match(term))
+
+
+def aspect_terms(question: "str | Asked") -> dict[str, float]:
+    """The question's terms, and for a purpose or why-question one more, :data:`ASPECT`, weighing
+    ``ASPECT_SHARE`` of the rest: the sentence that names the subject *and* says what it is for (or
+    why) covers more than one that only names it (`SPOOLing技术是用软件的方式模拟脱机技术` against
+    `打印机…可以用SPOOLing技术改造成共享设备`), and after a definition a purpose sentence still adds."""
+    terms = dict(asked_of(question).terms)
+    if terms and asks_aspect(question):
+        # the word that asks (作用, 原因) is the aspect itself: `名称：有效载荷长度；作用：…` says what *another*
+        # field is for, and must not cover 作用 of `TTL有什么作用`
+        terms = {t: w for t, w in terms.items() if not _ASPECT_WORD.match(t)} or terms
+        terms[ASPECT] = ASPECT_SHARE * sum(terms.values())
+    return terms
+
+
 def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str, float]) -> list[Candidate]:
     """Every candidate sentence of the top hits, weighted and with its terms (:class:`Candidate`)."""
     question = asked_of(question)
     defining = bool(_ASKS_DEFINITION.search(question))
-    purpose = bool(_ASKS_PURPOSE.search(question))
-    reason = (question.kind or question_kind(question.norm)) == "reason"
+    aspect = asks_aspect(question)
+    purpose, reason = aspect == "purpose", (question.kind or question_kind(question.norm)) == "reason"
     general = not gives_numbers(question)
+    code_asked = bool(_ASKS_CODE.search(question))
     total = sum(terms.values())
     pool = []
     for s, h in candidates(hits):
@@ -289,23 +286,37 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
             rank_w *= DEFINITION_FACTOR ** 2  # defines the asked term itself, not one starting like it (死锁预防是…)
         elif defining and is_definition(s, terms):
             rank_w *= DEFINITION_FACTOR
+        states = False
         if purpose and _STATES_PURPOSE.search(s):
             rank_w *= PURPOSE_FACTOR
+            states = True
         elif reason and _STATES_CAUSE.search(s) and not worked:
             rank_w *= REASON_FACTOR  # (an exercise's working, 由于…所以…=300ms, gives no reason)
+            if _GIVES_REASON.search(s):
+                rank_w *= EXPLICIT_FACTOR  # `三次握手的原因 第三次握手是为了…` over a story told with 由于…所以
+            states = not purpose  # `由于…因此` gives a cause; asked what X is for, it is not the aspect
+        if not code_asked and _CODE.search(s):
+            rank_w *= QUESTION_PENALTY  # `//初始化一个单链表（带头结点） bool InitList(…){`: code, not an answer
         if titled(h, question, terms):
             rank_w *= TITLE_FACTOR
         if h.kind == "question" and s.startswith("答案：") and not asks_about_record(question, h):
             rank_w *= OTHER_RECORD_FACTOR  # its analysis may state general facts; its answer answers it alone
         if general and worked:
             rank_w *= EXAMPLE_FACTOR  # 所以接收窗口最大为8-5=3 answers that exercise, not 接收窗口是多少
+        if _OPTIONS.search(s):
+            rank_w *= QUESTION_PENALTY  # `例题：…是：A.… B.…`: an exercise's stem and options, not its answer
+        if _POINTS_ELSEWHERE.search(s):
+            rank_w *= QUESTION_PENALTY  # `快重传在可靠传输中已经提到过`: it says where, not what
         if novelty(s, question) < MIN_NOVELTY:
             rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
-        own = frozenset(coverage(terms, s)[1])
         head = heading(h)
+        under_aspect = bool(aspect) and bool(_ASPECT_HEAD.match(head))  # § PCB › 2）作用: all of it says what for
+        if under_aspect:
+            head = " ".join(_HEAD_NOISE.sub("", normalise(p)) for p in h.chapter_path[-2:])
+        own = frozenset(coverage(terms, s)[1] | ({ASPECT} if states and ASPECT in terms else set()))
         context = frozenset()
-        if head and _SUBJECTLESS.match(s):
-            context = frozenset(coverage(terms, head + " " + s)[1]) - own
+        if head and (_SUBJECTLESS.match(s) or under_aspect):
+            context = frozenset(coverage(terms, head + " " + s)[1] | ({ASPECT} if under_aspect and ASPECT in terms else set())) - own
         c = Candidate(text=s, hit=h, weight=rank_w, own=own, context=context)
         c.score = c.gain(terms, total, set())
         pool.append(c)

@@ -37,6 +37,9 @@ _REASON = re.compile(r"为什么|为何|为啥|凭什么|原因|怎么会|咋会
 _CONCEPT = re.compile(r"是什么|什么是|不一样|差别|差异|有何不同|指什么|什么意思|含义|定义|概念|作用|有什么用|" + PURPOSE_WORD + "|特点|区别|不同|异同|为什么|原理|怎么回事|是指|是啥|啥意思|咋回事|干什么用|干啥用")
 
 
+_WHY_PART = re.compile(r"(?:为什么|为何|为啥|凭什么)([^，,；;？?。]+)")
+
+
 class Asked(str):
     """The question as asked, and its analysis (read-only by convention; built by :func:`analyse`).
 
@@ -127,6 +130,9 @@ def question_terms(question: str, vocab=None) -> dict[str, float]:
     q = normalise(question)
     clauses = [c for c in re.split(r"[，,；;：:？?]", q) if c.strip()]
     last = clauses[-1] if len(clauses) > 1 else ""
+    why = _WHY_PART.search(q)
+    if why:  # "…四次挥手后客户端为什么要在TIME-WAIT状态等2MSL": what follows 为什么 is what is explained
+        last = f"{last} {why.group(1)}"
     if vocab:
         toks = {t for t in tokenize_query(QUESTION_WORDS.sub(" ", q), vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
         if toks:

@@ -21,7 +21,8 @@ _SUP_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 # question and function words: they say how something is asked, not what about
 QUESTION_WORDS = re.compile(
     r"什么|怎么|怎样|如何|哪些|哪个|哪里|哪种|哪一|多少|几个|几次|几种|几道|几位|几|为什么|为何|是否|请问|一下|"
-    r"分别|呢|吗|吧|啊|有没有|是不是|要不要|能不能|会不会|谁|啥|这个|那个|这|那|还是|东西|里面|里边|到底|具体|究竟")
+    r"分别|呢|吗|吧|啊|有没有|是不是|要不要|能不能|会不会|谁|啥|这个|那个|这|那|还是|东西|里面|里边|到底|具体|究竟|"
+    r"意思|所说的|说的")
 FUNCTION_CHARS = set("的了是在和与及或有对中一个能会要可以呢吗吧也都就而并且其该此为把被将从向于之所")
 # characters that are never part of a 408 term: a bigram holding one is noise (找的, 度是)
 PURE_FUNCTION = set("的了是和与及或呢吗吧也都就而且其该此把被将从向于之所")

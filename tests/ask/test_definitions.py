@@ -33,6 +33,12 @@ from tests.conftest import ingest_notes
     ("管程是什么？多个进程能不能同时在管程里执行？", "管程"),
     ("进程是什么，线程是什么？", None),  # two definitions asked: no one term
     ("某磁盘请求队列为98、183，SCAN的访问序列是什么？", None),  # asked after the scene: a description
+    ("程序访问的时间局部性指的是什么？", "时间局部性"),  # X的Y: Y is the term, X its scene
+    ("数据链路层说的透明传输是什么意思？", "透明传输"),
+    ("TCP的快重传是什么？", "快重传"),
+    ("TCP的快重传是咋回事？", "快重传"),
+    ("什么是死锁的必要条件", "死锁的必要条件"),  # Y only names an aspect of X: X stays
+    ("进程的状态是什么", "进程的状态"),  # a two-character Y is every thing's
 ])
 def test_the_term_a_question_asks_to_define(question, term):
     assert asked_term(question) == term

@@ -3,7 +3,8 @@
 import pytest
 from answer_helpers import make_hit
 
-from pipeline.ask.keysentences import _ASKS_PURPOSE, joined_sentences, record_sentences, select
+from pipeline.ask.keysentences import _ASKS_PURPOSE, ASPECT, aspect_terms, joined_sentences, record_sentences, select
+from pipeline.ask.question import question_terms
 
 NOTES = ("折半查找又称二分查找。它要求线性表必须采用顺序存储结构，而且表中元素按关键字有序排列。"
          "折半查找的时间复杂度为O(log2n)。顺序查找适用于顺序表和链表。")
@@ -191,3 +192,81 @@ def test_why_set_up_something_asks_what_it_is_for():
 def test_a_why_question_without_setting_up_is_not_a_purpose_question():
     assert not _ASKS_PURPOSE.search("为什么四次挥手最后要等2MSL才关闭")
     assert _ASKS_PURPOSE.search("为什么要引入快表")
+
+
+def test_a_bulleted_list_after_an_announcement_is_kept_whole():
+    """"+ 缓冲区作用：" is heading-short, yet it announces the list after it; a bullet after no colon
+    starts no list."""
+    text = "+ 缓冲区作用：\n+ 缓和CPU与I/O设备之间速度不匹配的矛盾。\n+ 减少对CPU的中断频率。\n+ 提高并行性。"
+    assert joined_sentences(text)[0] == "+ 缓冲区作用： + 缓和CPU与I/O设备之间速度不匹配的矛盾。+ 减少对CPU的中断频率。+ 提高并行性。"
+    plain = "缓冲区管理\n- 单缓冲。\n- 双缓冲。"
+    assert joined_sentences(plain) == ["缓冲区管理 - 单缓冲。", "- 双缓冲。"]
+    # a lead that does not say what it lists (`超时：`) keeps its bullets apart: a long run of loose notes
+    # would cover any question's words
+    notes = "重传：\n超时：\n+ 每发送一个报文段就设置一次计时器。\n+ 时延方差很大，采用自适应算法。"
+    assert joined_sentences(notes)[1:] == ["+ 每发送一个报文段就设置一次计时器。", "+ 时延方差很大，采用自适应算法。"]
+
+
+def test_a_sentence_that_explains_the_one_before_stays_with_it_and_its_list():
+    text = ("TIME_WAIT\n客户端收到FIN后还要等待2MSL。这么做有两个理由：\n- 确保最后一个确认报文能够到达。\n"
+            "- 让本连接的旧报文从网络中消失。\n此后关闭。")
+    first = joined_sentences(text)[0]
+    assert first.startswith("TIME_WAIT 客户端收到FIN后还要等待2MSL。这么做有两个理由：")
+    assert first.endswith("- 让本连接的旧报文从网络中消失。")
+
+
+def test_a_purpose_question_wants_the_sentence_saying_what_for_not_a_cause_in_passing():
+    """Asked why something is introduced, `X的作用：` answers; `由于…因此` about something else does not,
+    though both name X."""
+    hits = [make_hit(1, "使用硬件作为缓冲区的成本较高，由于访问频率极高，因此联想寄存器也用作缓冲区。"
+                        "缓冲区的作用：缓和CPU与I/O设备之间速度不匹配的矛盾。", path=("设备管理", "缓冲区管理"))]
+    keys = select("I/O管理里为什么要引入缓冲区？", hits)
+    assert keys[0].text.startswith("缓冲区的作用")
+
+
+def test_after_a_definition_the_sentence_saying_what_it_is_for_is_added():
+    """`X有什么用`: the definition names X, and the purpose is one more thing asked (``ASPECT``)."""
+    terms = aspect_terms("虚拟设备技术有什么用")
+    assert ASPECT in terms and terms[ASPECT] > 0
+    assert ASPECT not in aspect_terms("虚拟设备技术是什么")
+    hits = [make_hit(1, "虚拟设备技术是用软件模拟脱机输入输出的技术。", path=("设备管理", "虚拟设备")),
+            make_hit(2, "打印机是独占设备，可以用虚拟设备技术改造成共享设备。", path=("设备管理", "共享打印机"))]
+    texts = [k.text for k in select("虚拟设备技术有什么用", hits)]
+    assert any("改造成共享设备" in t for t in texts)
+
+
+def test_program_text_does_not_answer_a_concept_question():
+    code = make_hit(1, "//初始化一个带头结点的单链表 bool InitList(LinkList &L){", path=("线性表", "单链表"))
+    notes = make_hit(2, "头节点不存储数据，只是为了方便单链表之后的插入和删除操作。", path=("线性表", "单链表"))
+    assert select("单链表为什么要加头结点", [code, notes])[0].chunk_id == "c2"  # 头节点 is 头结点
+    assert select("单链表初始化的代码怎么写", [code, notes])[0].chunk_id == "c1"
+
+
+def test_a_why_question_weighs_what_it_asks_to_explain():
+    terms = question_terms("TCP四次挥手后客户端为什么要在TIME-WAIT状态等2MSL再关闭")
+    assert terms["关闭"] > terms["挥手"]  # what follows 为什么 is explained; the rest sets the scene
+
+
+def test_a_sentence_that_says_it_gives_the_reason_wins_over_a_story_with_because():
+    hits = [make_hit(1, "攻击者发送大量TCP连接，由于每一个都没法完成三次握手，所以服务器资源耗尽。", path=("传输层", "SYN洪泛")),
+            make_hit(2, "TCP三次握手的原因：第三次握手是为了防止失效的连接请求到达服务器。", path=("传输层", "连接建立"))]
+    assert select("为啥TCP建立连接要三次握手", hits)[0].chunk_id == "c2"
+
+
+def test_a_choice_stem_with_its_answer_filled_in_is_still_a_question():
+    stem = make_hit(1, "【2018年真题】为保证地址引脚数最少并减小刷新开销，DRAM芯片的行数、列数分别是（C）", path=("存储系统", "DRAM"))
+    notes = make_hit(2, "DRAM靠电容存储电荷，电荷会泄漏，所以DRAM要定期刷新。", path=("存储系统", "DRAM"))
+    assert select("DRAM为啥要定期刷新？", [stem, notes])[0].chunk_id == "c2"
+
+
+def test_a_sentence_pointing_elsewhere_says_nothing():
+    hits = [make_hit(1, "快重传（冗余ACK）在可靠传输中已经提到过。", path=("传输层", "快重传")),
+            make_hit(2, "快重传是指发送方一连收到三个重复确认就立即重传，不必等超时。", path=("传输层", "拥塞控制"))]
+    assert select("TCP的快重传是咋回事？", hits)[0].chunk_id == "c2"
+
+
+
+def test_an_exercise_with_its_options_is_no_answer():
+    stem = make_hit(1, "例题：冯诺依曼机的基本工作方式是：A.控制流驱动方式 B.多指令多数据流方式", path=("计算机系统", "冯诺依曼"))
+    notes = make_hit(2, "存储程序：将指令以代码的形式事先输入主存储器，再按地址顺序执行。", path=("计算机系统", "冯诺依曼"))
+    assert select("冯诺依曼机的存储程序是什么意思", [stem, notes])[0].chunk_id == "c2"

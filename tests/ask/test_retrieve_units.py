@@ -128,3 +128,15 @@ def test_a_question_word_inside_a_term_does_not_cut_the_term():
     assert query_coverage(two_part, bm25.vocab, [docs["irq"]]) > 0.7  # was 0.57
     assert passage_coverage("有效位有什么作用", bm25, docs["valid"]) >= 0.8  # was 0.3: 效位 alone
     assert passage_coverage("有效位有什么作用", bm25, docs["exc"]) < 0.35
+
+
+def test_what_is_meant_by_is_no_topic_either():
+    """"排序算法说的“稳定”是什么意思": 说的 and 意思 ask; they are no word a passage could lack."""
+    from pipeline.ask.retrieve import query_coverage
+
+    vocab = {"排序", "算法", "排序算法", "稳定"}
+    passages = ["排序算法是稳定的，如果关键字相同的记录排序后相对次序不变。"]
+    assert query_coverage("排序算法说的“稳定”是什么意思？", vocab, passages) == 1.0
+    assert query_coverage("区块链说的共识是什么意思？", vocab, passages) == 0.0
+    assert query_coverage("排序算法的稳定是怎么回事？", vocab, passages) == 1.0  # 回事, 干啥, 是个: spoken asks
+    assert query_coverage("排序算法是个什么东西，干啥用的？", vocab, passages) == query_coverage("排序算法用的？", vocab, passages)

@@ -20,6 +20,9 @@ HELDOUT = keys.load_set(keys.HELDOUT_FILE)
 TRAITS = keys.load_set(keys.TRAITS_FILE)
 TERMS = keys.load_set(keys.TERMS_FILE)
 CONCEPTS = keys.load_set(keys.CONCEPTS_FILE)
+CONCEPTS_DEV2 = keys.load_set(keys.CONCEPTS_DEV2_FILE)
+CONCEPTS_CHECK2 = keys.load_set(keys.CONCEPTS_CHECK2_FILE)
+CONTRASTS_CHECK = keys.load_set(keys.CONTRASTS_CHECK_FILE)
 
 
 def test_the_set_has_its_shape():
@@ -69,6 +72,21 @@ def test_the_concept_set_has_its_shape_and_is_unlike_our_other_sets():
     assert all(r["id"].startswith("c") and not any(ch.isdigit() for ch in r["question"]) for r in CONCEPTS)
 
 
+@pytest.mark.parametrize("rows, kind, prefix, size", [(CONCEPTS_DEV2, "concept", ("fa", "fb"), 34),
+                                                     (CONCEPTS_CHECK2, "concept", ("fc",), 22),
+                                                     (CONTRASTS_CHECK, "contrast", ("fd",), 19)])
+def test_the_sets_by_other_hands_have_their_shape_and_are_unlike_every_other_set(rows, kind, prefix, size):
+    """Written by helpers that saw neither the code nor our sets (issue 23): concept_dev2 was looked at and
+    adapted to; concept_check2 and contrast_check are held out. Questions too close to dev or to one of our
+    sets were dropped before they were kept."""
+    dev = [q["question"] for q in keys.load_set(DEV)] if DEV.is_file() else []
+    others = [r for r in ROWS + HELDOUT + TRAITS + TERMS + CONCEPTS + CONCEPTS_DEV2 + CONCEPTS_CHECK2 + CONTRASTS_CHECK
+              if r not in rows]
+    assert keys.schema_problems(rows, dev, balanced=False, our_questions=[r["question"] for r in others]) == []
+    assert len(rows) == size and {r["kind"] for r in rows} == {kind}
+    assert all(r["id"].startswith(prefix) for r in rows)
+
+
 def _row(**over):
     row = {"id": "x1", "kind": "concept", "subject": "OS", "question": "快表里存的是什么？",
            "key": {"all": [["页表项"]], "wrong": ["快表存放整个页表"]}, "evidence": [{"file": "a.md", "contains": "页表项"}]}
@@ -111,7 +129,8 @@ def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tm
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no eval corpus at {CORPUS}")
 def test_every_evidence_passage_is_in_the_corpus():
-    assert keys.evidence_problems(ROWS + HELDOUT + TRAITS + TERMS + CONCEPTS, CORPUS) == []
+    assert keys.evidence_problems(ROWS + HELDOUT + TRAITS + TERMS + CONCEPTS + CONCEPTS_DEV2 + CONCEPTS_CHECK2
+                                  + CONTRASTS_CHECK, CORPUS) == []
 
 
 def test_the_runner_scores_the_sample_without_the_llm(sample_data, tmp_path, capsys):
