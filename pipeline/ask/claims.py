@@ -48,6 +48,7 @@ from pipeline.ask.numbers import NumberRules
 from pipeline.ask.calculate import given_numbers, gives_numbers
 from pipeline.ask.causes import transplanted_cause
 from pipeline.ask.question import Asked, asked_of, question_kind
+from pipeline.ask.glosses import gloss_only
 from pipeline.ask.entities import (EntityRules, Facts, check_attributes, check_entities, clauses, question_entities)
 from pipeline.ask.names import NameRules, Namer, masked, namer
 from pipeline.ask.repetition import RepetitionGuard, RepetitionRules
@@ -556,7 +557,8 @@ def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRule
               or check_example_numbers(sentence, ev, rules)
               or check_polarity(sentence, ev, rules) or check_entities(sentence, ev, rules) or reason_overlap
               or check_invented(sentence, ev) or check_transplant(sentence, ev)
-              or check_attributes(sentence, ev, rules) or check_cause(sentence, hit, ev.hits, rules))
+              or check_attributes(sentence, ev, rules) or check_cause(sentence, hit, ev.hits, rules)
+              or gloss_only(sentence, ev.question, ev.hits))
     return Claim(text=strip_citations(sentence), supported=reason is None, reason=reason or "",
                  citation=hit.citation if hit else None)
 
