@@ -30,7 +30,7 @@ _BULLET_ITEM = re.compile(r"^\s*[-+*•·]\s+\S")  # "+ 缓和CPU与I/O设备之
 _ANNOUNCES = re.compile(r"[：:]\s*$")
 # a bulleted list is one answer only after a lead that says what it lists (`缓冲区的作用：`, `有两个理由：`);
 # after `超时：` its bullets are loose notes, and a 300-character run of them covers any question's words
-_LIST_LEAD = re.compile(r"(?:作用|目的|用途|意义|原因|理由|好处|特点|特征|优点|缺点|区别|不同|功能|步骤|过程|条件|"
+_LIST_LEAD = re.compile(r"(?:作用|目的|用途|意义|原因|理由|好处|特点|特征|优点|缺点|区别|不同|变化|影响|功能|步骤|过程|条件|"
                         r"方法|组成|包括|分为|如下|以下|几点|几个方面|[两几三四五]种|[两几三四五]类|[两几三四五]个)"
                         r"[^：:。]{0,8}[：:]\s*$")
 

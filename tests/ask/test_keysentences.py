@@ -203,6 +203,8 @@ def test_a_bulleted_list_after_an_announcement_is_kept_whole():
     assert joined_sentences(plain) == ["缓冲区管理 - 单缓冲。", "- 双缓冲。"]
     # a lead that does not say what it lists (`超时：`) keeps its bullets apart: a long run of loose notes
     # would cover any question's words
+    changes = "引入线程之后的变化：\n- 线程是调度的基本单位。\n- 各线程间也能并发。"
+    assert joined_sentences(changes) == ["引入线程之后的变化： - 线程是调度的基本单位。- 各线程间也能并发。"]
     notes = "重传：\n超时：\n+ 每发送一个报文段就设置一次计时器。\n+ 时延方差很大，采用自适应算法。"
     assert joined_sentences(notes)[1:] == ["+ 每发送一个报文段就设置一次计时器。", "+ 时延方差很大，采用自适应算法。"]
 
