@@ -52,7 +52,7 @@ def rrf(lists: list[tuple[list[str], float]], k: int = 60) -> list[tuple[str, fl
 # spoken fillers ("快表是什么东西，里面存的是什么") are no topic: left uncovered, they read as an unknown topic
 _QUESTION_WORDS = re.compile(r"是个|有何|为何|何为|何种|区别|不同|差异|异同|差别|不一样|什么|怎么|怎样|如何|哪些|哪个|哪里|哪种|多少|几个|几次|几种|为什么|是否|请问|请|一下|"
                              r"分别|呢|吗|吧|是|的|了|和|与|及|或|有|在|对|中|一个|能|会|要|可以|应该|"
-                             r"东西|里面|里边|到底|具体|究竟|啥|咋|各自|各|意思|说的|回事|干(?=啥|嘛|什么)|干嘛")
+                             r"东西|里面|里边|到底|具体|究竟|啥|咋|各自|各|意思|说的|回事|干嘛|干啥|干(?=什么)")
 _CONTENT = re.compile(r"[\u3400-\u9fffA-Za-z0-9]")
 COVERAGE_HITS = 3
 # a Latin-led name the tokenizer splits (B树 → b + 树, B+树, 2PL协议…): found as written in a passage, all

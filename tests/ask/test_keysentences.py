@@ -249,26 +249,28 @@ def test_a_why_question_weighs_what_it_asks_to_explain():
     assert terms["关闭"] > terms["挥手"]  # what follows 为什么 is explained; the rest sets the scene
 
 
-def test_a_sentence_that_says_it_gives_the_reason_wins_over_a_story_with_because():
-    hits = [make_hit(1, "攻击者发送大量TCP连接，由于每一个都没法完成三次握手，所以服务器资源耗尽。", path=("传输层", "SYN洪泛")),
-            make_hit(2, "TCP三次握手的原因：第三次握手是为了防止失效的连接请求到达服务器。", path=("传输层", "连接建立"))]
-    assert select("为啥TCP建立连接要三次握手", hits)[0].chunk_id == "c2"
+# text that is no answer at rank 1, the answer at rank 2: the answer leads the 原文要点
+NOT_ANSWERS = [
+    # a sentence that says it gives the reason wins over a story told with 由于…所以
+    ("为啥TCP建立连接要三次握手",
+     ("攻击者发送大量TCP连接，由于每一个都没法完成三次握手，所以服务器资源耗尽。", ("传输层", "SYN洪泛")),
+     ("TCP三次握手的原因：第三次握手是为了防止失效的连接请求到达服务器。", ("传输层", "连接建立"))),
+    # a choice stem with its answer filled in is still a question
+    ("DRAM为啥要定期刷新？",
+     ("【2018年真题】为保证地址引脚数最少并减小刷新开销，DRAM芯片的行数、列数分别是（C）", ("存储系统", "DRAM")),
+     ("DRAM靠电容存储电荷，电荷会泄漏，所以DRAM要定期刷新。", ("存储系统", "DRAM"))),
+    # a sentence pointing elsewhere says nothing
+    ("TCP的快重传是咋回事？",
+     ("快重传（冗余ACK）在可靠传输中已经提到过。", ("传输层", "快重传")),
+     ("快重传是指发送方一连收到三个重复确认就立即重传，不必等超时。", ("传输层", "拥塞控制"))),
+    # an exercise with its options is no answer
+    ("冯诺依曼机的存储程序是什么意思",
+     ("例题：冯诺依曼机的基本工作方式是：A.控制流驱动方式 B.多指令多数据流方式", ("计算机系统", "冯诺依曼")),
+     ("存储程序：将指令以代码的形式事先输入主存储器，再按地址顺序执行。", ("计算机系统", "冯诺依曼"))),
+]
 
 
-def test_a_choice_stem_with_its_answer_filled_in_is_still_a_question():
-    stem = make_hit(1, "【2018年真题】为保证地址引脚数最少并减小刷新开销，DRAM芯片的行数、列数分别是（C）", path=("存储系统", "DRAM"))
-    notes = make_hit(2, "DRAM靠电容存储电荷，电荷会泄漏，所以DRAM要定期刷新。", path=("存储系统", "DRAM"))
-    assert select("DRAM为啥要定期刷新？", [stem, notes])[0].chunk_id == "c2"
-
-
-def test_a_sentence_pointing_elsewhere_says_nothing():
-    hits = [make_hit(1, "快重传（冗余ACK）在可靠传输中已经提到过。", path=("传输层", "快重传")),
-            make_hit(2, "快重传是指发送方一连收到三个重复确认就立即重传，不必等超时。", path=("传输层", "拥塞控制"))]
-    assert select("TCP的快重传是咋回事？", hits)[0].chunk_id == "c2"
-
-
-
-def test_an_exercise_with_its_options_is_no_answer():
-    stem = make_hit(1, "例题：冯诺依曼机的基本工作方式是：A.控制流驱动方式 B.多指令多数据流方式", path=("计算机系统", "冯诺依曼"))
-    notes = make_hit(2, "存储程序：将指令以代码的形式事先输入主存储器，再按地址顺序执行。", path=("计算机系统", "冯诺依曼"))
-    assert select("冯诺依曼机的存储程序是什么意思", [stem, notes])[0].chunk_id == "c2"
+@pytest.mark.parametrize("question, noise, answer", NOT_ANSWERS, ids=["reason", "filled-stem", "elsewhere", "options"])
+def test_what_is_no_answer_gives_way_to_the_answer(question, noise, answer):
+    hits = [make_hit(1, noise[0], path=noise[1]), make_hit(2, answer[0], path=answer[1])]
+    assert select(question, hits)[0].chunk_id == "c2"

@@ -140,3 +140,4 @@ def test_what_is_meant_by_is_no_topic_either():
     assert query_coverage("区块链说的共识是什么意思？", vocab, passages) == 0.0
     assert query_coverage("排序算法的稳定是怎么回事？", vocab, passages) == 1.0  # 回事, 干啥, 是个: spoken asks
     assert query_coverage("排序算法是个什么东西，干啥用的？", vocab, passages) == query_coverage("排序算法用的？", vocab, passages)
+    assert query_coverage("排序算法是个什么东西，干嘛用的？", vocab, passages) == query_coverage("排序算法用的？", vocab, passages)
