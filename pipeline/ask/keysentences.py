@@ -33,7 +33,7 @@ from typing import Optional
 from pipeline.ask.arithmetic import worked_computation
 from pipeline.ask.calculate import gives_numbers
 from pipeline.ask.definitions import defines
-from pipeline.ask.question import (FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_kind,  # noqa: F401
+from pipeline.ask.question import (FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_kind, why_part,  # noqa: F401
                                    question_terms)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
 from pipeline.ask.units import HEADING_CHARS, LIST_CHARS, joined_sentences, record_sentences  # noqa: F401
@@ -70,9 +70,10 @@ _ASKS_DEFINITION = re.compile(r"是什么|什么是|指什么|是啥|什么意�
 _RECORD_HEAD = re.compile(r"^\d{4}年\s*第\d+题（.*?）$|^第\d+题$")
 # "为什么要设置缓冲区" asks what the buffer is for, as "缓冲区有什么用" does (not why in general:
 # "为什么四次挥手要等2MSL" wants a reason, which a 目的/作用 sentence need not give)
-_ASKS_PURPOSE = re.compile(r"有什么用|有何用|什么作用|作用是|用途|" + PURPOSE_WORD + r"|用来干|干什么用|意义|"
+_ASKS_PURPOSE = re.compile(r"有什么用|有何用|有啥用|什么作用|作用是|用途|" + PURPOSE_WORD + r"|用来干|干什么用|意义|"
+                           r"(?:做|干)(?:什么|啥|嘛)的|"
                            r"(?:为什么|为何|为啥)要[^，,。？?]{0,16}?(?:设置|引入|采用|使用|设立|增设|提供|加)")
-_STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用(?:是|为|[:：])|可将|"
+_STATES_PURPOSE = re.compile(r"目的|为了|用于|用来|以便|作用(?:是|为|[:：])|可将|这样(?:就)?(?:可以|能)|从而(?:可以|能|使)|"
                              r"(?:把|将|用|通过|利用).{1,20}?(?:改造|转换|转变|变|虚拟)(?:为|成)")
 # "为什么要进行规格化": a sentence giving a cause or purpose (为提高运算的精度，…采取规格化形式) answers it,
 # not one restating the question (非规格化浮点数需要进行规格化操作才能变成规格化浮点数)
@@ -80,6 +81,10 @@ _STATES_CAUSE = re.compile(r"因为|由于|为了|理由|(?<![成作称认以])�
                            r"以便|以免|从而|因此|所以|导致|否则|目的|原因")
 _LIST_AFTER = re.compile(r"[？?：:]\s*[(（]?1[)）.、．].*[(（]?2[)）.、．]|[：:]\s*[-+*•·]\s.*[。；;]\s*[-+*•·]\s", re.S)
 _OUTLINE_MARK = re.compile(r"[(（]?[一二三四五六七八九十]{1,2}[)）、.．]|[(（]?\d{1,2}[)）.、．](?!\d)")
+# "X的原因…" gives the cause of X: asked why the wait lasts 2MSL, `四次挥手的原因 客户端发送了FIN…` (why there
+# are four) is no cause of it. X must name the last term of what follows 为什么: a Chinese why-clause ends
+# with what it asks to explain (…四次挥手最后要等2MSL才**关闭**; …建立连接要**三次握手**).
+_CAUSE_OF = re.compile(r"([^，,。；;：:？?\s]{2,16}?)的(?:原因|理由|目的)")
 _GIVES_REASON = re.compile(r"原因|理由|是为了|目的是|为的是|之所以|[为因]何|为什么[^？?]{0,30}[？?]")
 # an attribute stated of the heading's subject: "目的是：…", "其特点：…", "优点：…"
 _SUBJECTLESS = re.compile(r"^(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)*(?:其|它的?|该|这种?|此)?"
@@ -94,7 +99,8 @@ ASPECT = "〈所问方面〉"
 ASPECT_SHARE = 0.3  # of the question's term weight: a sentence naming the subject without the aspect covers 77 %
 _OPTIONS = re.compile(r"(?:^|[\s>：:])A\s*[.．、]\s*\S[^。]*?\sB\s*[.．、]\s*\S")
 _POINTS_ELSEWHERE = re.compile(r"已经?(?:提到|讲到|介绍|讲解|说明)过|前面(?:已经?)?(?:讲|提|介绍|说)过|见(?:上|下)文|"
-                               r"后面(?:会|再|将)(?:讲|介绍|详细)|(?:这|本)一?[节章](?:主要)?(?:讨论|介绍|讲)")
+                               r"后面(?:会|再|将)(?:讲|介绍|详细)|(?:这|本)一?[节章](?:主要)?(?:讨论|介绍|讲)|"
+                               r"^(?:本题|此题|该题)?(?:主要)?考(?:查|察)[^。，,；;]{0,24}[。]?$")  # `考查指令流水线的基本概念。`: what a past paper tests
 _ASPECT_WORD = re.compile(r"^(?:作用|用途|用处|目的|意义|原因|理由|好处|功能|干嘛|干什么|为什么|为何)$")
 _ASPECT_HEAD = re.compile(r"^(?:主要)?(?:作用|目的|用途|意义|原因|好处|优点|功能|引入原因|为什么\S{0,8})$")
 
@@ -278,6 +284,9 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
     general = not gives_numbers(question)
     code_asked = bool(_ASKS_CODE.search(question))
     total = sum(terms.values())
+    why = why_part(question).lower()
+    in_why = [t for t in terms if t != ASPECT and why and t.lower() in why]
+    explained = max(in_why, key=lambda t: why.rfind(t.lower()) + len(t)) if in_why else None
     pool = []
     for s, h in candidates(hits):
         worked = worked_computation(s) if general or reason else None
@@ -287,7 +296,9 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
         elif defining and is_definition(s, terms):
             rank_w *= DEFINITION_FACTOR
         states = False
-        if purpose and _STATES_PURPOSE.search(s):
+        if (purpose or reason) and causes_other(s, explained):
+            pass  # a cause, but of something the question does not ask why of
+        elif purpose and _STATES_PURPOSE.search(s):
             rank_w *= PURPOSE_FACTOR
             states = True
         elif reason and _STATES_CAUSE.search(s) and not worked:
@@ -321,6 +332,13 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
         c.score = c.gain(terms, total, set())
         pool.append(c)
     return pool
+
+
+def causes_other(sentence: str, explained: Optional[str]) -> bool:
+    """The sentence names what it gives the cause of (``X的原因``), and X does not name ``explained``, the
+    last question term after 为什么 (what the question asks why of)."""
+    m = _CAUSE_OF.search(sentence)
+    return bool(m and explained) and not coverage({explained: 1.0}, m.group(1))[1]
 
 
 def heading(h: Hit) -> str:

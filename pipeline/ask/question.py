@@ -26,6 +26,7 @@ from pipeline.text.tokenize import tokenize_query
 
 Kind = Literal["choice", "calculation", "concept", "reason", "other"]
 FOCUS_WEIGHT = 1.5  # terms of the question's last clause (what is asked)
+SCENE_WEIGHT = 0.5  # terms only in the scene of "A里的B" (IP数据报首部里的TTL…): B is asked about, A says where
 
 # 目的 as "purpose", not the destination of 目的地址/目的网络/目的端口
 PURPOSE_WORD = r"目的(?!地址|网络|主机|端口|结点|节点|站|IP|MAC|mac|ip)"
@@ -37,6 +38,7 @@ _REASON = re.compile(r"为什么|为何|为啥|凭什么|原因|怎么会|咋会
 _CONCEPT = re.compile(r"是什么|什么是|不一样|差别|差异|有何不同|指什么|什么意思|含义|定义|概念|作用|有什么用|" + PURPOSE_WORD + "|特点|区别|不同|异同|为什么|原理|怎么回事|是指|是啥|啥意思|咋回事|干什么用|干啥用")
 
 
+_SCENE = re.compile(r"^([^，,；;？?。]{2,}?)(?:里面|里头|当中|之中|里|中)的(?=[^，,；;？?。]{2})")
 _WHY_PART = re.compile(r"(?:为什么|为何|为啥|凭什么)([^，,；;？?。]+)")
 
 
@@ -120,11 +122,18 @@ def question_kind(question: str, record: Optional[RecordAnswer] = None) -> Kind:
     return "other"
 
 
+def why_part(question: str) -> str:
+    """What a why-question explains: the text after 为什么 ("…为什么要在TIME-WAIT状态等2MSL"), else ""."""
+    why = _WHY_PART.search(normalise(question))
+    return why.group(1) if why else ""
+
+
 def question_terms(question: str, vocab=None) -> dict[str, float]:
     """Content terms of the question with weights. With a vocabulary: indexed words (≥ 2 chars or
     Latin), weight = length, so 平均查找长度 outweighs 查找; without: bigrams, weight 1. Terms of the
     last clause weigh ``FOCUS_WEIGHT`` times more when there are several: a Chinese question sets
-    the scene first and asks last ("死锁的必要条件里，请求和保持条件指什么")."""
+    the scene first and asks last ("死锁的必要条件里，请求和保持条件指什么"). Terms only in the scene of
+    ``A里的B``/``A中的B`` weigh ``SCENE_WEIGHT``: a sentence on 首部 does not answer 首部里的TTL."""
     if isinstance(question, Asked) and (not vocab or question.vocab_id == id(vocab)):
         return question.terms
     q = normalise(question)
@@ -133,12 +142,18 @@ def question_terms(question: str, vocab=None) -> dict[str, float]:
     why = _WHY_PART.search(q)
     if why:  # "…四次挥手后客户端为什么要在TIME-WAIT状态等2MSL": what follows 为什么 is what is explained
         last = f"{last} {why.group(1)}"
+    scene = _SCENE.search(q)
+    scene, rest = (scene.group(1).lower(), q[scene.end():].lower()) if scene else ("", "")
+
+    def weight(t: str) -> float:
+        w = FOCUS_WEIGHT if last and t in last.lower() else 1.0
+        return w * SCENE_WEIGHT if scene and t in scene and t not in rest else w
+
     if vocab:
         toks = {t for t in tokenize_query(QUESTION_WORDS.sub(" ", q), vocab) if len(t) >= 2 or t.isascii() and t.isalnum()}
         if toks:
-            return {t: len(t) * (FOCUS_WEIGHT if last and t in last.lower() else 1.0) for t in toks}
-    return {g: FOCUS_WEIGHT if last and g in last.lower() else 1.0
-            for g in grams(question, drop_question_words=True) if len(g) >= 2 or g.isascii()}
+            return {t: len(t) * weight(t) for t in toks}
+    return {g: weight(g) for g in grams(question, drop_question_words=True) if len(g) >= 2 or g.isascii()}
 
 
 def _copy(q: Asked) -> Asked:

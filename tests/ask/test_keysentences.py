@@ -267,10 +267,32 @@ NOT_ANSWERS = [
     ("冯诺依曼机的存储程序是什么意思",
      ("例题：冯诺依曼机的基本工作方式是：A.控制流驱动方式 B.多指令多数据流方式", ("计算机系统", "冯诺依曼")),
      ("存储程序：将指令以代码的形式事先输入主存储器，再按地址顺序执行。", ("计算机系统", "冯诺依曼"))),
+    # the cause of something else: asked why the wait lasts 2MSL, not why there are four steps
+    ("为什么四次挥手最后要等2MSL才关闭",
+     ("四次挥手的原因 客户端发出FIN报文后，服务器收到就进入CLOSE-WAIT状态。", ("传输层", "四次挥手")),
+     ("客户端最后等2MSL再关闭，是为了让最后一个确认丢失时还能重发。", ("传输层", "TIME-WAIT"))),
+    # "是干什么的" asks what for; "这样可以使…" says it, a mention in an exercise's working does not
+    ("流水线里的数据旁路技术是干什么的",
+     ("题目说流水线没有采用转发，也就是说无法使用数据旁路技术，所以只能等。", ("CPU习题", "流水线")),
+     ("数据旁路技术不等结果写回寄存器，直接送给下一条指令，这样可以使流水线不停顿。", ("CPU", "流水线"))),
+    # what a past paper tests names a topic, it says nothing of it
+    ("指令流水线的数据相关是什么",
+     ("考查指令流水线的数据相关。", ("2010年", "第19题")),
+     ("数据相关指后一条指令要用到前一条指令的结果，而结果还没写回。", ("CPU", "流水线"))),
 ]
 
 
-@pytest.mark.parametrize("question, noise, answer", NOT_ANSWERS, ids=["reason", "filled-stem", "elsewhere", "options"])
+@pytest.mark.parametrize("question, noise, answer", NOT_ANSWERS, ids=["reason", "filled-stem", "elsewhere", "options",
+                                                                        "cause-of-other", "what-for", "tested-topic"])
 def test_what_is_no_answer_gives_way_to_the_answer(question, noise, answer):
     hits = [make_hit(1, noise[0], path=noise[1]), make_hit(2, answer[0], path=answer[1])]
     assert select(question, hits)[0].chunk_id == "c2"
+
+
+def test_the_scene_of_a_question_is_not_what_it_asks_about():
+    terms = question_terms("IP数据报首部里的生存时间TTL有什么作用？")
+    assert terms["首部"] < terms["生存"] and terms["ttl"] > terms["ip"]
+    ttl = make_hit(1, "名称：生存时间；注释：每经过一个路由器TTL减1，为了防止数据报在网络中无限传输。", path=("网络层", "IP数据报"))
+    other = make_hit(2, "名称：有效载荷长度；作用：扩展首部加数据部分的长度，IPv6首部长度固定。", path=("网络层", "IPv6"))
+    # the other field's row says 首部 and 作用, nothing of TTL: no key sentence
+    assert [k.chunk_id for k in select("IP数据报首部里的生存时间TTL有什么作用？", [ttl, other])] == ["c1"]
