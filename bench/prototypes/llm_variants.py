@@ -65,17 +65,21 @@ def speed(dump: Path, model: Path, batch: int, n: int) -> None:
 
     rows = [json.loads(line) for line in dump.read_text("utf-8").splitlines() if line.strip()]
     answers = [Answer.model_validate(r["a"]) for r in rows if r["a"].get("source") == "llm"][:n]
-    llm = LocalGguf(model, n_threads=2, slots=1, batch=batch, state_dir=Path(tempfile.mkdtemp()))
     read, prefill, gen = [], [], []
-    for a in answers:
-        p = build_prompt(a.question, a.hits, a.key_sentences, a.record, a.kind or "other")
-        text = llm.complete(p.system, p.user, max_tokens=160)
-        s = llm.last_stats
-        read.append(s.get("prompt_evaluated"))
-        prefill.append(s.get("prefill_tok_s"))
-        gen.append(s.get("gen_tok_s"))
-        print(s.get("prompt_evaluated"), s.get("prefill_tok_s"), s.get("gen_tok_s"), text[:50].replace("\n", " "),
-              flush=True)
+    with tempfile.TemporaryDirectory() as states:  # the system prompt's saved state: this run's only
+        llm = LocalGguf(model, n_threads=2, slots=1, batch=batch, state_dir=Path(states))
+        try:
+            for a in answers:
+                p = build_prompt(a.question, a.hits, a.key_sentences, a.record, a.kind or "other")
+                text = llm.complete(p.system, p.user, max_tokens=160)
+                s = llm.last_stats
+                read.append(s.get("prompt_evaluated"))
+                prefill.append(s.get("prefill_tok_s"))
+                gen.append(s.get("gen_tok_s"))
+                print(s.get("prompt_evaluated"), s.get("prefill_tok_s"), s.get("gen_tok_s"),
+                      text[:50].replace("\n", " "), flush=True)
+        finally:
+            llm.close()
     print(f"{model.name} batch {batch}: read p50 {statistics.median(read)} tokens, prefill p50 "
           f"{statistics.median(prefill[1:])} tok/s, generation p50 {statistics.median(gen[1:])} tok/s")
 
