@@ -33,7 +33,7 @@ from typing import Optional
 from pipeline.ask.arithmetic import worked_computation
 from pipeline.ask.calculate import gives_numbers
 from pipeline.ask.definitions import defines
-from pipeline.ask.question import (FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_kind, why_part,  # noqa: F401
+from pipeline.ask.question import (FOCUS_WEIGHT, PURPOSE_WORD, Asked, asked_of, question_kind,  # noqa: F401
                                    question_terms)
 from pipeline.ask.records import WEAK_Q_IN_STEM, WEAK_STEM_IN_Q, parse_record, stem_match
 from pipeline.ask.units import HEADING_CHARS, LIST_CHARS, joined_sentences, record_sentences  # noqa: F401
@@ -284,7 +284,7 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
     general = not gives_numbers(question)
     code_asked = bool(_ASKS_CODE.search(question))
     total = sum(terms.values())
-    why = why_part(question).lower()
+    why = question.why.lower()
     in_why = [t for t in terms if t != ASPECT and why and t.lower() in why]
     explained = max(in_why, key=lambda t: why.rfind(t.lower()) + len(t)) if in_why else None
     pool = []

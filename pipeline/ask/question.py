@@ -55,6 +55,7 @@ class Asked(str):
       names that the index knows as one word (``aliases``: 动态半导体存储器 also searches ``dram``);
     - ``defines``: the one term it asks the definition of (`什么是死锁？` → 死锁), or None
       (``definitions.asked_term``);
+    - ``why``: what a why-question explains, the text after 为什么 (:func:`why_part`), else "";
     - ``kind``: choice | calculation | concept | reason | other (:func:`question_kind`), None until
       the record is known (:meth:`with_record`).
     """
@@ -67,6 +68,7 @@ class Asked(str):
     terms: dict[str, float]
     tokens: tuple[str, ...]
     defines: Optional[str]
+    why: str
     kind: Optional[Kind]
     vocab_id: int
 
@@ -90,6 +92,7 @@ def analyse(question: str, vocab=None) -> Asked:
     tokens = tokenize_query(question, vocab) if vocab else []
     q.tokens = tuple(tokens + added_tokens(q.norm, tokens, vocab))
     q.defines = asked_term(question)
+    q.why = why_part(question)
     q.kind = None
     q.vocab_id = id(vocab) if vocab else 0
     return q
@@ -139,9 +142,9 @@ def question_terms(question: str, vocab=None) -> dict[str, float]:
     q = normalise(question)
     clauses = [c for c in re.split(r"[，,；;：:？?]", q) if c.strip()]
     last = clauses[-1] if len(clauses) > 1 else ""
-    why = _WHY_PART.search(q)
+    why = why_part(q)
     if why:  # "…四次挥手后客户端为什么要在TIME-WAIT状态等2MSL": what follows 为什么 is what is explained
-        last = f"{last} {why.group(1)}"
+        last = f"{last} {why}"
     scene = _SCENE.search(q)
     scene, rest = (scene.group(1).lower(), q[scene.end():].lower()) if scene else ("", "")
 

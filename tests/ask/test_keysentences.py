@@ -252,38 +252,37 @@ def test_a_why_question_weighs_what_it_asks_to_explain():
 # text that is no answer at rank 1, the answer at rank 2: the answer leads the 原文要点
 NOT_ANSWERS = [
     # a sentence that says it gives the reason wins over a story told with 由于…所以
-    ("为啥TCP建立连接要三次握手",
+    pytest.param("为啥TCP建立连接要三次握手",
      ("攻击者发送大量TCP连接，由于每一个都没法完成三次握手，所以服务器资源耗尽。", ("传输层", "SYN洪泛")),
-     ("TCP三次握手的原因：第三次握手是为了防止失效的连接请求到达服务器。", ("传输层", "连接建立"))),
+     ("TCP三次握手的原因：第三次握手是为了防止失效的连接请求到达服务器。", ("传输层", "连接建立")), id="reason"),
     # a choice stem with its answer filled in is still a question
-    ("DRAM为啥要定期刷新？",
+    pytest.param("DRAM为啥要定期刷新？",
      ("【2018年真题】为保证地址引脚数最少并减小刷新开销，DRAM芯片的行数、列数分别是（C）", ("存储系统", "DRAM")),
-     ("DRAM靠电容存储电荷，电荷会泄漏，所以DRAM要定期刷新。", ("存储系统", "DRAM"))),
+     ("DRAM靠电容存储电荷，电荷会泄漏，所以DRAM要定期刷新。", ("存储系统", "DRAM")), id="filled-stem"),
     # a sentence pointing elsewhere says nothing
-    ("TCP的快重传是咋回事？",
+    pytest.param("TCP的快重传是咋回事？",
      ("快重传（冗余ACK）在可靠传输中已经提到过。", ("传输层", "快重传")),
-     ("快重传是指发送方一连收到三个重复确认就立即重传，不必等超时。", ("传输层", "拥塞控制"))),
+     ("快重传是指发送方一连收到三个重复确认就立即重传，不必等超时。", ("传输层", "拥塞控制")), id="elsewhere"),
     # an exercise with its options is no answer
-    ("冯诺依曼机的存储程序是什么意思",
+    pytest.param("冯诺依曼机的存储程序是什么意思",
      ("例题：冯诺依曼机的基本工作方式是：A.控制流驱动方式 B.多指令多数据流方式", ("计算机系统", "冯诺依曼")),
-     ("存储程序：将指令以代码的形式事先输入主存储器，再按地址顺序执行。", ("计算机系统", "冯诺依曼"))),
+     ("存储程序：将指令以代码的形式事先输入主存储器，再按地址顺序执行。", ("计算机系统", "冯诺依曼")), id="options"),
     # the cause of something else: asked why the wait lasts 2MSL, not why there are four steps
-    ("为什么四次挥手最后要等2MSL才关闭",
+    pytest.param("为什么四次挥手最后要等2MSL才关闭",
      ("四次挥手的原因 客户端发出FIN报文后，服务器收到就进入CLOSE-WAIT状态。", ("传输层", "四次挥手")),
-     ("客户端最后等2MSL再关闭，是为了让最后一个确认丢失时还能重发。", ("传输层", "TIME-WAIT"))),
+     ("客户端最后等2MSL再关闭，是为了让最后一个确认丢失时还能重发。", ("传输层", "TIME-WAIT")), id="cause-of-other"),
     # "是干什么的" asks what for; "这样可以使…" says it, a mention in an exercise's working does not
-    ("流水线里的数据旁路技术是干什么的",
+    pytest.param("流水线里的数据旁路技术是干什么的",
      ("题目说流水线没有采用转发，也就是说无法使用数据旁路技术，所以只能等。", ("CPU习题", "流水线")),
-     ("数据旁路技术不等结果写回寄存器，直接送给下一条指令，这样可以使流水线不停顿。", ("CPU", "流水线"))),
+     ("数据旁路技术不等结果写回寄存器，直接送给下一条指令，这样可以使流水线不停顿。", ("CPU", "流水线")), id="what-for"),
     # what a past paper tests names a topic, it says nothing of it
-    ("指令流水线的数据相关是什么",
+    pytest.param("指令流水线的数据相关是什么",
      ("考查指令流水线的数据相关。", ("2010年", "第19题")),
-     ("数据相关指后一条指令要用到前一条指令的结果，而结果还没写回。", ("CPU", "流水线"))),
+     ("数据相关指后一条指令要用到前一条指令的结果，而结果还没写回。", ("CPU", "流水线")), id="tested-topic"),
 ]
 
 
-@pytest.mark.parametrize("question, noise, answer", NOT_ANSWERS, ids=["reason", "filled-stem", "elsewhere", "options",
-                                                                        "cause-of-other", "what-for", "tested-topic"])
+@pytest.mark.parametrize("question, noise, answer", NOT_ANSWERS)
 def test_what_is_no_answer_gives_way_to_the_answer(question, noise, answer):
     hits = [make_hit(1, noise[0], path=noise[1]), make_hit(2, answer[0], path=answer[1])]
     assert select(question, hits)[0].chunk_id == "c2"
