@@ -47,7 +47,12 @@ def split_cause(text: str, markers: Iterable[str]) -> Optional[tuple[str, str]]:
     clauses_after = [c for c in _CLAUSE.split(cause) if c.strip()]
     if not clauses_before or not clauses_after:
         return None
-    return clauses_before[-1], clauses_after[0]
+    cause = clauses_after[0]
+    for more in clauses_after[1:]:  # `因为BGP支持CIDR，因此…`: a short first clause is not the whole reason
+        if len(grams(cause)) >= MIN_CAUSE_GRAMS:
+            break
+        cause += "，" + more
+    return clauses_before[-1], cause
 
 
 def transplanted_cause(sentence: str, passages: list[tuple[str, str]], markers: Iterable[str],

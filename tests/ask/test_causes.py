@@ -64,3 +64,10 @@ def test_the_claim_check_fails_a_transplanted_cause():
     assert not bad[0].supported and bad[0].reason.startswith("transplanted cause")
     good = check("循环队列少用一个存储单元，是为了区分队空和队满。[2]", hits, "循环队列为什么要空出一个存储单元？")
     assert good[0].supported, good[0].reason
+
+
+def test_a_short_first_clause_of_the_reason_takes_the_next_one_with_it():
+    """`因为下标取模，就能绕回开头`: the reason runs past its first clause (too short to judge alone),
+    and the passage gives it for storing in an array, not for the empty slot."""
+    reason = _check("循环队列要空出一个单元，因为下标取模，就能绕回开头。")
+    assert reason is not None and "下标取模，就能绕回开头" in reason
