@@ -30,6 +30,10 @@
    answer fails, as the answer in place of the core. A question for one thing's 特点 that a table of
    the material answers gets that thing's column, without the model (``attributes``).
 
+From step 3 on, every step reads what the passages *assert* (``exercises.asserted_hits``): an exercise's
+options its answer does not choose are no facts to quote, give the model, or rest a claim on. The
+answer's ``hits`` (the passages shown and cited) stay whole.
+
 Material is passed only inside a delimited block, so instructions inside a document stay data.
 When the LLM call raises, the exception propagates (the caller prints its one-line message) with
 the answer built so far attached as ``exc.partial_answer``.
@@ -47,7 +51,7 @@ from pydantic import BaseModel
 
 from pipeline.ask import calculate
 from pipeline.ask import claims as claimcheck
-from pipeline.ask import attributes, contrast, keysentences, records
+from pipeline.ask import attributes, contrast, exercises, keysentences, records
 from pipeline.ask.conflicts import disclosure, find_conflicts
 from pipeline.ask.prompts import PROMPT_VERSION, REFUSAL, SYSTEM, build_prompt
 from pipeline.ask.question import Asked, asked_of
@@ -265,7 +269,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
     def disclose() -> list[str]:
         """Conflicting numbers in the passages for what the question asks: disclosed after the
         answer (streamed as the answer's last lines), whatever the answer itself says."""
-        lines = [disclosure(c) for c in find_conflicts(question, hits, claimcheck.load_rules(cfg.rules_file))]
+        lines = [disclosure(c) for c in find_conflicts(question, material, claimcheck.load_rules(cfg.rules_file))]
         for line in lines:
             emit(f"\n{line}")
         return lines
@@ -286,7 +290,9 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         text = records.format_record(record)
         emit(text)
         return done(Answer(**base, answer=text, refused=False, kind=kind, record=record, source="record"))
-    keys = keysentences.select(question, hits, vocab, cfg.key_sentences)
+    # what the passages assert: an exercise's unchosen options are no facts to quote, copy or rest on
+    material = exercises.asserted_hits(hits)
+    keys = keysentences.select(question, material, vocab, cfg.key_sentences)
     if record is not None and strong and not records.answerable(record):
         # the material has the question but not its solution (no answer booklet): other passages'
         # sentences would only look like an answer
@@ -302,14 +308,14 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
         return done(Answer(**base, answer=None, refused=False, kind=kind, key_sentences=keys, record=record,
                            source="none", core_shown=shown, conflicts=disclose() if shown else [],
                            note=None if shown else "no passage sentence covers the question: see the passages"))
-    said = _stated_difference(question, keys, hits, kind, cfg)
+    said = _stated_difference(question, keys, material, kind, cfg)
     if said is not None:  # the material's own words on the difference: the answer, no model, no core before it
         text = contrast.render(said)
         emit(table_lead(said) + text)
         return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
                            source="grounded", contrast=said, conflicts=disclose(),
                            note="the material states the difference: answered with its passage, without the model"))
-    listed = attributes.find(question, hits) if kind != "calculation" else None
+    listed = attributes.find(question, material) if kind != "calculation" else None
     if listed is not None:  # "X的特点": X's column of the material's own table, no model
         text = attributes.render(listed)
         emit(text)
@@ -338,7 +344,7 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
             return done(Answer(**base, answer=text, refused=False, kind=kind, key_sentences=keys, record=record,
                                core_shown=shown_core, source="program", program=program, conflicts=disclose()))
     rules = claimcheck.load_rules(cfg.rules_file)
-    table = contrast.table(question, hits, rules, vocab, retrieval.side_hits) \
+    table = contrast.table(question, material, rules, vocab, exercises.asserted_hits(retrieval.side_hits)) \
         if cfg.contrast_sides and kind != "calculation" else None
     if cfg.contrast_table_first and table is not None and table.full_rows >= TABLE_FIRST_ROWS \
             and contrast.asks_difference(question):
@@ -349,8 +355,8 @@ def answer(question: str, retrieval: Retrieval, llm, *, cfg: Optional[AnswerConf
                            core_shown=shown_core, source="grounded", contrast=table, conflicts=disclose(),
                            note="contrast table: answered from the material without the model"))
     # a weak record's letter is no answer to a question that shows no options: only a strong one's counts
-    checker = claimcheck.Checker(hits, question, record=record if strong else None, rules=rules, kind=kind)
-    prompt = build_prompt(question, hits, keys, record, kind, cfg.max_context_chars)
+    checker = claimcheck.Checker(material, question, record=record if strong else None, rules=rules, kind=kind)
+    prompt = build_prompt(question, material, keys, record, kind, cfg.max_context_chars)
     stream = _SentenceStream(checker, emit, cfg.unsupported or rules.unsupported, rules.mark, prompt.labels)
     t_llm = time.perf_counter()
 

@@ -79,6 +79,9 @@ class OverlapRules(StrictRules):
 class OptionRules(StrictRules):
     claim_patterns: Patterns
     label_pattern: str
+    # words that speak of an exercise (根据题目, 本题, 题干): a sentence using them answers some exercise in
+    # the material, not a student who asked none (added after version 1: off when missing)
+    exercise_talk: Patterns = []
 
 
 class PolarityPair(StrictRules):
@@ -543,7 +546,22 @@ def check_sentence(sentence: str, citations: list[str], ev: Evidence, rules: Cla
         return Claim(text=strip_citations(sentence), supported=False, reason=f"unchecked: {exc}")
 
 
+def check_exercise_talk(sentence: str, ev: Evidence, rules: ClaimRules) -> Optional[str]:
+    """A sentence about an exercise (`根据题目，发送方已经发送了编号为0到3的帧`) when the student asked about
+    none (no past-paper record, no 题 in the question): it answers that exercise, not the question."""
+    if ev.record is not None or "题" in asked_of(ev.question).norm:
+        return None
+    for p in rules.options.exercise_talk:
+        m = compiled(p).search(normalise(strip_citations(sentence)))
+        if m:
+            return f"speaks of an exercise ({m.group()}), the question is none"
+    return None
+
+
 def _verdict(sentence: str, citations: list[str], ev: Evidence, rules: ClaimRules) -> Claim:
+    talk = check_exercise_talk(sentence, ev, rules)
+    if talk:
+        return Claim(text=strip_citations(sentence), supported=False, reason=talk)
     quoted = _squash(content(sentence))
     if len(quoted) >= QUOTE_CHARS:
         for h, text in zip(ev.hits, ev.hit_texts):

@@ -62,6 +62,8 @@ OTHER_RECORD_FACTOR = 0.5  # the answer line of a past-paper question the studen
 EXAMPLE_FACTOR = 0.5  # a question giving no numbers asks the general case: an exercise's working (…为8-5=3)
 # ends as a question or a blank, or a filled blank (`…的取值分别是（C）`: a choice stem with its answer)
 _ASKING = re.compile(r"[?？]\s*$|[吗呢]\s*[。.]?$|[(（]\s*[A-D]?\s*[)）]\s*[。.]?$")
+# a blank to fill inside a sentence (`下列()是微内核结构的特点`): an exercise's stem; not a call (`fork()`)
+_BLANK = re.compile(r"(?<![A-Za-z0-9_])[(（]\s*[)）]|_{3,}")
 _BULLET = re.compile(r"^\s*(?:[-+*>•·]\s*|[(（]?\d{1,2}[)）.、．]\s*)+")
 _HEAD_NOISE = re.compile(r"【[^】]*】|^[\s\d.、()（）❗#]+|[:：]$")
 _PAREN = re.compile(r"[（(][^）)]{0,60}[）)]")
@@ -101,6 +103,9 @@ _OPTIONS = re.compile(r"(?:^|[\s>：:])A\s*[.．、]\s*\S[^。]*?\sB\s*[.．、]
 _POINTS_ELSEWHERE = re.compile(r"已经?(?:提到|讲到|介绍|讲解|说明)过|前面(?:已经?)?(?:讲|提|介绍|说)过|见(?:上|下)文|"
                                r"后面(?:会|再|将)(?:讲|介绍|详细)|(?:这|本)一?[节章](?:主要)?(?:讨论|介绍|讲)|"
                                r"^(?:本题|此题|该题)?(?:主要)?考(?:查|察)[^。，,；;]{0,24}[。]?$")  # `考查指令流水线的基本概念。`: what a past paper tests
+# an exercise's solution speaking of the exercise (`虽然没有明确给出哪个协议，但是…这个指选择重传协议`,
+# `所以选D`): it says how to read that question, not a fact about the subject
+_ABOUT_EXERCISE = re.compile(r"题目|题干|(?:本|此|该)题|没有明确(?:给出|说明|指出)|(?:故|所以|因此|应)选\s*[A-D]|选项\s*[A-D]")
 _ASPECT_WORD = re.compile(r"^(?:作用|用途|用处|目的|意义|原因|理由|好处|功能|干嘛|干什么|为什么|为何)$")
 _ASPECT_HEAD = re.compile(r"^(?:主要)?(?:作用|目的|用途|意义|原因|好处|优点|功能|引入原因|为什么\S{0,8})$")
 
@@ -179,7 +184,7 @@ def penalty(sentence: str) -> float:
     if is_outline(sentence):
         return QUESTION_PENALTY
     parts = split_sentences(sentence) or [sentence]
-    if _ASKING.search(parts[-1]):
+    if _ASKING.search(parts[-1]) or _BLANK.search(parts[-1]):
         return QUESTION_PENALTY
     if any(_ASKING.search(p) for p in parts[:-1]):
         return ASKED_FACTOR
@@ -316,8 +321,8 @@ def scored_candidates(question: "str | Asked", hits: list[Hit], terms: dict[str,
             rank_w *= EXAMPLE_FACTOR  # 所以接收窗口最大为8-5=3 answers that exercise, not 接收窗口是多少
         if _OPTIONS.search(s):
             rank_w *= QUESTION_PENALTY  # `例题：…是：A.… B.…`: an exercise's stem and options, not its answer
-        if _POINTS_ELSEWHERE.search(s):
-            rank_w *= QUESTION_PENALTY  # `快重传在可靠传输中已经提到过`: it says where, not what
+        if _POINTS_ELSEWHERE.search(s) or _ABOUT_EXERCISE.search(s):
+            rank_w *= QUESTION_PENALTY  # `快重传在可靠传输中已经提到过`: it says where, not what; `本题…`: of an exercise
         if novelty(s, question) < MIN_NOVELTY:
             rank_w *= QUESTION_PENALTY  # only the question's own words: no answer in it
         head = heading(h)
