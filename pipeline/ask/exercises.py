@@ -40,7 +40,7 @@ _EXERCISE = re.compile(r"[(（]\s*[)）]|[(（]\s*[A-D]{1,4}\s*[)）]|_{3,}|例\
 _END = r"(?=$|[\s。.，,；;、)）!！])"  # "解：C。", not "解：A限制…" (a discussion of option A)
 _CHOSEN_AFTER = re.compile(rf"(?:答案|答|解)\s*[】\]]?\s*(?:是|为|应为|应选|选)?\s*[:：]?\s*([A-D]{{1,4}}){_END}|"
                            rf"(?:故|所以|因此|应)选\s*(?:项)?\s*([A-D]{{1,4}}){_END}", re.M)
-_ANSWER_ROMANS = re.compile(rf"(?:答案|解)\s*[:：]?\s*((?:(?:{_ROMAN})[\s.．、，,和]*)+)")
+_ANSWER_ROMANS = re.compile(r"(?:答案|解)\s*[:：]?\s*([ⅠⅡⅢⅣⅤⅥIV][ⅠⅡⅢⅣⅤⅥIV\s.．、，,和]{0,40})")
 _FILLED_BLANK = re.compile(r"[(（]\s*([A-D]{1,4})\s*[)）]")
 _NEGATIVE_STEM = re.compile(r"不正确|错误|不属于|不是|不能|不会|不包括|不可能|不符合|不对|有误|不恰当|不合理|不成立|不必|无关|不具有|不需要")
 
