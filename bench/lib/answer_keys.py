@@ -39,6 +39,7 @@ CONCEPTS_DEV2_FILE = SET_FILE.with_name("concept_dev2.jsonl")
 CONCEPTS_CHECK2_FILE = SET_FILE.with_name("concept_check2.jsonl")
 CONTRASTS_CHECK_FILE = SET_FILE.with_name("contrast_check.jsonl")
 CONCEPTS_CHECK3_FILE = SET_FILE.with_name("concept_check3.jsonl")  # 20 concepts + 10 contrasts, held out (seventeenth run)
+CHECK4_FILE = SET_FILE.with_name("check4.jsonl")  # 10 calculations, 10 contrasts, 10 concepts, held out (eighteenth run)
 # the eval material: ../shared/eval from the repo root (a git worktree elsewhere sets BENCH_EVAL_DIR)
 EVAL_DIR = Path(os.environ.get("BENCH_EVAL_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "eval")
 

@@ -32,6 +32,8 @@ from pipeline.ask.calc_rules_co import (
     CpuTime,
     PipelineTime,
 )
+from pipeline.ask.calc_rules_counts import (DeadlockResources, DiskSeek, DummyRuns, IpFragments, MicroFieldBits,
+                                            StackSequences)
 from pipeline.ask.calc_rules_forms import CompleteGraphEdges, IntegerRange, TreeIndex
 from pipeline.ask.calc_rules_link import SlidingWindow, StopWaitUtilisation
 from pipeline.ask.calc_rules_net import (
@@ -79,6 +81,7 @@ RULES: tuple[Rule, ...] = (
     MinFrameLength(),
     BinaryTreeCounts(), CompleteBinaryTree(),
     IntegerRange(), CompleteGraphEdges(), CongestionWindow(), TreeIndex(),
+    StackSequences(), DeadlockResources(), DummyRuns(), MicroFieldBits(), DiskSeek(), IpFragments(),
 )
 
 

@@ -25,6 +25,9 @@ Conventions, chosen so that each answer is unambiguous:
   followed by as many zeros as the generator's degree, divided mod 2 (XOR, no carries) by the generator.
   ``to_bits(n)`` writes a number in binary: a polynomial evaluated at x = 2 is its bit string
   (``to_bits(2 ** 3 + 2 ** 2 + 1)`` is ``"1101"`` for x^3+x^2+1).
+- ``catalan(n)``: the pop orders of n distinct elements pushed in a fixed order;
+- ``fcfs_seek`` / ``sstf_seek``: tracks the disk head moves from ``start`` serving ``requests`` in the
+  order given, or nearest first (a tie between two sides is refused: the algorithm does not settle it);
 - ``fraction_text(9, 10)`` writes a ratio of two counts as ``"9/10"`` (a fault rate, an ASL's sum over
   its count), beside its decimal value.
 """
@@ -300,9 +303,57 @@ def to_dotted(n: int) -> str:
     return ".".join(str(n >> shift & 255) for shift in (24, 16, 8, 0))
 
 
+MAX_CATALAN = 30  # elements of a stack-permutation count (C(60, 30)/31 is already 3.8e15)
+MAX_TRACK = 1_000_000
+
+
+def catalan(n: int) -> int:
+    """How many pop orders n distinct elements pushed in a fixed order can leave a stack in:
+    the n-th Catalan number C(2n, n) / (n + 1)."""
+    n = _positive_int(n, "n", MAX_CATALAN)
+    out = 1
+    for i in range(n):  # C(i+1) = C(i) * 2(2i + 1) / (i + 2), exact at every step
+        out = out * 2 * (2 * i + 1) // (i + 2)
+    return out
+
+
+def _tracks(start: object, requests: object) -> tuple[int, list[int]]:
+    reqs = _int_list(requests, "requests")
+    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= MAX_TRACK:
+        raise ValueError(f"start must be a track from 0 to {MAX_TRACK}, not {start!r}")
+    if not reqs or any(not 0 <= r <= MAX_TRACK for r in reqs):
+        raise ValueError(f"requests must be tracks from 0 to {MAX_TRACK}")
+    return start, reqs
+
+
+def fcfs_seek(start: int, requests: Sequence[int]) -> int:
+    """Tracks the head moves serving ``requests`` in the order given (先来先服务 FCFS)."""
+    head, reqs = _tracks(start, requests)
+    total = 0
+    for r in reqs:
+        total, head = total + abs(r - head), r
+    return total
+
+
+def sstf_seek(start: int, requests: Sequence[int]) -> int:
+    """Tracks the head moves under 最短寻找时间优先 (SSTF): always the pending request nearest the head.
+    Two pending requests equally near on either side have no rule to choose between them: refused."""
+    head, pending = _tracks(start, requests)
+    total = 0
+    while pending:
+        nearest = min(abs(r - head) for r in pending)
+        sides = {r for r in pending if abs(r - head) == nearest}
+        if len(sides) > 1:
+            raise ValueError(f"tracks {sorted(sides)} are equally near track {head}: SSTF does not say which is next")
+        r = sides.pop()
+        pending.remove(r)
+        total, head = total + nearest, r
+    return total
+
+
 SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, linear_probe_table,
                                        linear_probe_probes, linear_probe_misses, hamming_bits, binary_search_asl,
                                        binary_search_comparisons, crc_remainder, to_bits, to_hex, fraction_text, ip_value, to_dotted,
-                                       tcp_windows)} | SCHEDULING
+                                       tcp_windows, catalan, fcfs_seek, sstf_seek)} | SCHEDULING
 # what only writes a value another way (a number in binary or hex, a ratio as a fraction): no simulation's result
 FORMATTERS = frozenset({"to_bits", "to_hex", "fraction_text", "ip_value", "to_dotted"})

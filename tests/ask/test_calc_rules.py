@@ -365,6 +365,30 @@ CASES = [
     ("subnet_hosts", "某单位分配到的网络地址为192.168.10.0/26，可分配给主机的IP地址最多有多少个？", 62, {}),
     # the root's level as a convention: 20 nodes, height floor(log2 20) + 1 = 5
     ("complete_binary_tree", "一棵完全二叉树有20个结点（根结点所在层为第1层），它的高度是多少？", 5, {}),
+    # --- counts (calc_rules_counts.py). Pop orders: Catalan C(8,4)/5 = 14, from the count; C(12,6)/7 = 132, from the order
+    ("stack_sequences", "有4个不同的元素a、b、c、d依次进栈，进栈过程中可以随时出栈，能得到多少种不同的出栈序列？", 14, {}),
+    ("stack_sequences", "元素1、2、3、4、5、6按顺序依次入栈，出栈可以穿插进行，一共有几种出栈序列？", 132, {"n": 6}),
+    ("stack_sequences", "a、b、c依次进栈，出栈可以随时进行，可能的出栈序列有多少种？", 5, {"n": 3}),
+    # each of 3 holds 2, one more lets one finish: 3 × (3 - 1) + 1 = 7; 11 printers, 4 each: (11 - 1) // 3 = 3 processes
+    ("deadlock_resources", "3个进程共享某类资源，每个进程最多需要3个该类资源，系统至少要配置几个该类资源才能保证不会发生死锁？", 7, {}),
+    ("deadlock_resources", "系统中共有11台打印机，每个进程最多需要4台，最多允许几个进程并发执行才不会发生死锁？", 3, {}),
+    # (31 - 1) % 7 = 2 left over, so 7 - 2 = 5 dummies: 31 + 5 - 1 = 35 = 5 × 7; 22 runs 4 ways: 21 % 3 = 0, none
+    ("dummy_runs", "有31个初始归并段，采用8路归并，为构造最佳归并树需要补充几个虚段？", 5, {"u": 2}),
+    ("dummy_runs", "22个初始归并段做4路归并，构造最佳归并树时要加几个虚段？", 0, {}),
+    # fields of ⌈log2(c + 1)⌉ bits: 4 → 3, 9 → 4, 2 → 2: 9 bits
+    ("micro_field_bits", "微指令采用字段直接编码，微命令分成3个互斥组，分别有4、9、2个微命令，操作控制字段至少多少位？", 9, {}),
+    # 100 → 90 → 58 → 55 → 39 → 38 → 18 → 150 → 160 → 184: 10+32+3+16+1+20+132+10+24 = 248; in the order given 498
+    ("disk_seek", "磁头当前停在100号磁道，请求队列依次为55、58、39、18、90、160、150、38、184，采用SSTF算法，磁头移动的总磁道数是多少？",
+     248, {}),
+    ("disk_seek", "磁头当前位于100号磁道，访问序列为55、58、39、18、90、160、150、38、184，按先来先服务算法，磁头总共移动多少磁道？",
+     498, {}),
+    # 4000 - 20 = 3980 B of data, (1500 - 20) // 8 * 8 = 1480 a fragment: 1480 + 1480 + 1020, 3 fragments, last at 2960 / 8
+    ("ip_fragments", "一个IP数据报总长度为4000字节（首部20字节，固定首部），经过MTU为1500字节的链路，要分成几片？最后一片的片偏移是多少？",
+     370, {"answer_count": 3, "per": 1480}),
+    # the data length given: 3800 / 1400 → 3
+    ("ip_fragments", "IP数据报的数据部分为3800字节，首部长度20字节（不带选项），链路MTU为1420字节，需要分成多少片？", 3, {}),
+    # 1980 B over 552 a fragment: 4 fragments, the last at 3 × 552 / 8 = 207
+    ("ip_fragments", "总长度2000B、首部20B的IP数据报通过MTU为576B的网络，最后一个分片的片偏移字段值是多少？", 207, {"count": 4}),
 ]
 
 
@@ -474,6 +498,14 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "Cache命中率为95%，Cache存取时间10ns，主存存取时间100ns，先访问Cache，未命中再访问主存，块调入需要200ns，求平均访问时间。",
     "主频为500MHz，运算类指令占60%，CPI=1；访存类指令占30%，CPI=4。求MIPS。",  # shares do not add up to 100
     "访问TLB需20ns，内存100ns，TLB命中率90%，先查TLB，缺页率为1%，有效访存时间是多少？",  # page faults
+    "5个元素依次进栈，第一个出栈的是3，可能的出栈序列有多少种？",  # part of the order fixed
+    "4个元素a、b、c依次进栈，出栈序列有多少种？",  # four stated, three written out
+    "系统有两类资源R1和R2，每个进程最多需要2个，至少配置几个才不会死锁？",  # two kinds of resource
+    "5个进程，每个进程最多需要1台打印机，至少几台才不会死锁？",  # one each can never deadlock
+    "磁头在50号磁道，请求队列为82、170、43、140，采用SCAN算法，磁头移动多少磁道？",  # a direction not stated
+    "微指令采用直接编码方式，共有20个微命令，操作控制字段多少位？",  # one bit per command: no groups
+    "IP数据报总长度4000字节，首部20字节，MTU为1500字节，第二片的片偏移是多少？",  # another fragment's offset
+    "IP数据报总长度4000字节，首部带选项共28字节，MTU为1500字节，分成几片？",  # options in the header
 ])
 def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
     assert calc_rules.ruled(question) is None

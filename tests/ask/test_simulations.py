@@ -7,11 +7,14 @@ import pytest
 
 from pipeline.ask.simulations import (
     MAX_ITEMS,
+    catalan,
+    fcfs_seek,
     fifo_faults,
     huffman_wpl,
     linear_probe,
     lru_faults,
     opt_faults,
+    sstf_seek,
 )
 
 # One string on which the three policies differ, 3 frames, starting empty (cold misses count).
@@ -219,3 +222,22 @@ def test_fraction_text_keeps_the_counts():
     for bad in ((1, 0), (-1, 4), (1.5, 2), (True, 2)):
         with pytest.raises((TypeError, ValueError)):
             fraction_text(*bad)
+
+
+def test_catalan_counts_pop_orders_by_hand():
+    """1 element: 1 order; 3 elements abc: abc acb bac bca cba (cab cannot) = 5; then 14, 42, 132."""
+    assert [catalan(n) for n in range(1, 7)] == [1, 2, 5, 14, 42, 132]
+    with pytest.raises(ValueError):
+        catalan(31)
+
+
+def test_disk_seek_by_hand():
+    # 53 → 65 → 67 → 37 → 14 → 98 → 122 → 124 → 183: 12+2+30+23+84+24+2+59 = 236
+    assert sstf_seek(53, [98, 183, 37, 122, 14, 124, 65, 67]) == 236
+    # in the order given: 45+85+146+85+108+110+59+2 = 640
+    assert fcfs_seek(53, [98, 183, 37, 122, 14, 124, 65, 67]) == 640
+
+
+def test_sstf_refuses_a_tie_it_cannot_break():
+    with pytest.raises(ValueError, match="equally near"):
+        sstf_seek(50, [40, 60])

@@ -24,6 +24,7 @@ CONCEPTS_DEV2 = keys.load_set(keys.CONCEPTS_DEV2_FILE)
 CONCEPTS_CHECK2 = keys.load_set(keys.CONCEPTS_CHECK2_FILE)
 CONTRASTS_CHECK = keys.load_set(keys.CONTRASTS_CHECK_FILE)
 CONCEPTS_CHECK3 = keys.load_set(keys.CONCEPTS_CHECK3_FILE)
+CHECK4 = keys.load_set(keys.CHECK4_FILE)
 
 
 def test_the_set_has_its_shape():
@@ -76,14 +77,15 @@ def test_the_concept_set_has_its_shape_and_is_unlike_our_other_sets():
 @pytest.mark.parametrize("rows, kinds, prefix, size", [(CONCEPTS_DEV2, {"concept"}, ("fa", "fb"), 34),
                                                       (CONCEPTS_CHECK2, {"concept"}, ("fc",), 22),
                                                       (CONTRASTS_CHECK, {"contrast"}, ("fd",), 19),
-                                                      (CONCEPTS_CHECK3, {"concept", "contrast"}, ("fe",), 30)])
+                                                      (CONCEPTS_CHECK3, {"concept", "contrast"}, ("fe",), 30),
+                                                      (CHECK4, {"calculation", "contrast", "concept"}, ("fg",), 30)])
 def test_the_sets_by_other_hands_have_their_shape_and_are_unlike_every_other_set(rows, kinds, prefix, size):
     """Written by helpers that saw neither the code nor our sets (issue 23): concept_dev2 was looked at and
-    adapted to; concept_check2, contrast_check and concept_check3 are held out. Questions too close to dev or
+    adapted to; concept_check2, contrast_check, concept_check3 and check4 are held out. Questions too close to dev or
     to one of our sets were dropped before they were kept."""
     dev = [q["question"] for q in keys.load_set(DEV)] if DEV.is_file() else []
     others = [r for r in ROWS + HELDOUT + TRAITS + TERMS + CONCEPTS + CONCEPTS_DEV2 + CONCEPTS_CHECK2 + CONTRASTS_CHECK
-              + CONCEPTS_CHECK3 if r not in rows]
+              + CONCEPTS_CHECK3 + CHECK4 if r not in rows]
     assert keys.schema_problems(rows, dev, balanced=False, our_questions=[r["question"] for r in others]) == []
     assert len(rows) == size and {r["kind"] for r in rows} == kinds
     assert all(r["id"].startswith(prefix) for r in rows)
@@ -132,7 +134,7 @@ def test_the_evidence_check_reads_markdown_and_pdf_and_sees_a_missing_passage(tm
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no eval corpus at {CORPUS}")
 def test_every_evidence_passage_is_in_the_corpus():
     assert keys.evidence_problems(ROWS + HELDOUT + TRAITS + TERMS + CONCEPTS + CONCEPTS_DEV2 + CONCEPTS_CHECK2
-                                  + CONTRASTS_CHECK + CONCEPTS_CHECK3, CORPUS) == []
+                                  + CONTRASTS_CHECK + CONCEPTS_CHECK3 + CHECK4, CORPUS) == []
 
 
 def test_the_runner_scores_the_sample_without_the_llm(sample_data, tmp_path, capsys):
