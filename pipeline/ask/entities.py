@@ -53,6 +53,8 @@ class EntityRules(StrictRules):
     # mapped codes: groups `codes` (one or more codes) and `meaning`
     code_pattern: Optional[str] = None
     min_meaning: float = 0.67  # bigram share at which two meanings of one code agree
+    # "A和B是一回事": the two contrasted things said to be one; only a passage saying so backs it ([]: off)
+    same_patterns: list[str] = []
 
     @field_validator("code_pattern")
     @classmethod
@@ -169,7 +171,39 @@ def check_entities(sentence: str, ev: "Evidence", rules: "ClaimRules") -> Option
                 who.add(other[0])
         if who and named[0] not in who:
             return f"swap: the passage says this of {'/'.join(sorted(who))}, not {named[0]}"
-    return check_side_facts(sentence, ev, rules)
+    return check_sameness(sentence, ev, rules) or check_side_facts(sentence, ev, rules)
+
+
+_BOTH_NAMED = ("两者", "二者", "它们", "这两个", "两个概念")
+_NOT_BEFORE = re.compile(r"(?:不|并非|非|没|并不)\s*$")
+
+
+def said_same(text: str, entities: list[str], rules: "ClaimRules") -> bool:
+    """Does ``text`` (one clause or sentence) say the two things are one and the same? Both named (or
+    两者/它们) and a pattern of ``same_patterns`` not negated (不是一回事, 并非相同)."""
+    low = text.lower()
+    if not (all(e.lower() in low for e in entities) or any(w in text for w in _BOTH_NAMED)):
+        return False
+    for p in rules.entities.same_patterns:
+        for m in re.finditer(p, text):
+            if not _NOT_BEFORE.search(text[max(0, m.start() - 3):m.start()]):
+                return True
+    return False
+
+
+def check_sameness(sentence: str, ev: "Evidence", rules: "ClaimRules") -> Optional[str]:
+    """The two things the question contrasts said to be the same ("波特率和比特率是一回事") where no passage
+    sentence says so: a contrast question is asked because they differ, and the model's "yes" to
+    `…是一回事吗` is its own guess."""
+    entities = ev.entities
+    if len(entities) != 2 or rules.entities is None or not rules.entities.same_patterns:
+        return None
+    if not said_same(sentence, entities, rules):
+        return None
+    for h in ev.hits:
+        if any(said_same(s, entities, rules) for s in re.split(r"[。！？!?\n]", h.text)):
+            return None
+    return f"says {entities[0]} and {entities[1]} are the same; no passage does"
 
 
 def check_side_facts(sentence: str, ev: "Evidence", rules: "ClaimRules") -> Optional[str]:

@@ -224,3 +224,18 @@ def test_a_phase_given_the_other_phases_growth_is_a_swap():
     assert not swapped.supported and swapped.reason.startswith("swap") and "拥塞避免" in swapped.reason
     assert check("拥塞避免阶段窗口每轮只加一，呈线性增长。", hits, q)[0].supported
     assert "swap" not in check("慢开始阶段窗口不是线性增长，而是每轮翻一番。", hits, q)[0].reason
+
+
+RATES = ("波特率是码元传输速率，单位是波特；比特率是信息传输速率，单位是b/s。"
+         "若一个码元携带n比特信息，则比特率=波特率×n。")
+
+
+def test_the_two_contrasted_things_said_to_be_one_need_a_passage_saying_so():
+    """`…是一回事吗` answered yes by the model: no passage says it, so it fails; the difference passes,
+    and a passage that does say so (in numbers, for binary signals) backs it."""
+    question = "波特率和比特率是一回事吗？有什么区别？"
+    same = check("波特率和比特率是一回事，都是衡量数据传输速率的单位。", [make_hit(1, RATES)], question)[0]
+    assert not same.supported and same.reason.startswith("says 波特率 and 比特率 are the same")
+    assert check("波特率是码元传输速率，比特率是信息传输速率。", [make_hit(1, RATES)], question)[0].supported
+    said = make_hit(2, "二进制调制时，两者在数值上是一样的。")
+    assert check("二进制调制时波特率和比特率在数值上是一样的。", [make_hit(1, RATES), said], question)[0].supported
