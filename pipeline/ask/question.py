@@ -31,7 +31,9 @@ SCENE_WEIGHT = 0.5  # terms only in the scene of "A里的B" (IP数据报首部�
 # 目的 as "purpose", not the destination of 目的地址/目的网络/目的端口
 PURPOSE_WORD = r"目的(?!地址|网络|主机|端口|结点|节点|站|IP|MAC|mac|ip)"
 # option lines or an explicit ask for a letter (not 选哪一条: a router choosing a route names no option)
-_CHOICE = re.compile(r"(?:^|\s|[：:（(])[A-D]\s*[.．、)）:：]\s*\S.*(?:\n|\s)[B-D]\s*[.．、)）:：]|选项|哪一?个选|下列.{0,20}(?:正确|错误|是|不是)", re.S)
+# (``没有选项`` / ``不带选项`` of an IP header are no options to choose from)
+_CHOICE = re.compile(r"(?:^|\s|[：:（(])[A-D]\s*[.．、)）:：]\s*\S.*(?:\n|\s)[B-D]\s*[.．、)）:：]|(?<!没有)(?<!不带)(?<!不含)(?<!无)选项|"
+                     r"哪一?个选|下列.{0,20}(?:正确|错误|是|不是)", re.S)
 # a quantity asked for, or data to compute with
 _CALC = re.compile(r"多少|几次|几个|几位|几跳|多久|多长|多大|多快|最多|最少|最大|最小|百分之几|占比|计算|(?<![请要需追寻恳])求出?|平均.{0,6}(?:时间|长度|次数)|\d+\s*(?:[KMG]?B|ms|μs|kHz|bps|位|个|次|%)")
 _REASON = re.compile(r"为什么|为何|为啥|凭什么|原因|怎么会|咋会")

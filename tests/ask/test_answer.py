@@ -207,6 +207,9 @@ def test_llm_failure_propagates_with_the_partial_answer():
     # a calculation a rule computes, whatever its wording (请写出…, no 多少 with digits)
     ("某主机地址为10.1.37.9/20，请写出它所在网络的网络地址和广播地址。", "calculation"),
     ("七个顶点的有向完全图里一共有几条弧？", "calculation"),
+    # an IP header "without options" offers no options to choose from
+    ("IP数据报总长度2000字节（首部20字节，没有选项），经MTU为576字节的链路，分成几片？", "calculation"),
+    ("下列选项中，属于网络层协议的是", "choice"),
 ])
 def test_question_kind(question, kind):
     assert question_kind(question) == kind
