@@ -32,8 +32,8 @@ from pipeline.ask.calc_rules_co import (
     CpuTime,
     PipelineTime,
 )
-from pipeline.ask.calc_rules_counts import (DeadlockResources, DiskSeek, DummyRuns, IpFragments, MicroFieldBits,
-                                            StackSequences)
+from pipeline.ask.calc_rules_counts import (AvlNodes, DeadlockResources, DiskSeek, DummyRuns, FloatEncoding, IpFragments,
+                                            MicroFieldBits, RouteAggregation, StackSequences)
 from pipeline.ask.calc_rules_forms import CompleteGraphEdges, IntegerRange, TreeIndex
 from pipeline.ask.calc_rules_link import SlidingWindow, StopWaitUtilisation
 from pipeline.ask.calc_rules_net import (
@@ -81,7 +81,7 @@ RULES: tuple[Rule, ...] = (
     MinFrameLength(),
     BinaryTreeCounts(), CompleteBinaryTree(),
     IntegerRange(), CompleteGraphEdges(), CongestionWindow(), TreeIndex(),
-    StackSequences(), DeadlockResources(), DummyRuns(), MicroFieldBits(), DiskSeek(), IpFragments(),
+    StackSequences(), DeadlockResources(), DummyRuns(), MicroFieldBits(), DiskSeek(), IpFragments(), RouteAggregation(), AvlNodes(), FloatEncoding(),
 )
 
 

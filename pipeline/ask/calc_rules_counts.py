@@ -232,3 +232,113 @@ class IpFragments(Rule):
         for i, (name, expression, label) in enumerate(steps):
             p.line("answer" if i == len(steps) - 1 else f"answer_{name}", expression, label)
         return p.source()
+
+
+_CIDR = r"(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\s*/\s*(\d{1,2})(?!\d)"
+
+
+class RouteAggregation(Rule):
+    """Routes aggregated into one (路由聚合, 超网): the longest prefix all the listed networks share. Each
+    network a.b.c.d/n is stated with its length; the aggregate's length starts at the shortest stated and
+    shrinks until every network falls in one block of 2^(32 − length) addresses (IPv4's 32 bits, the
+    rule's convention); the answer is that block's address and its length. Fewer than two networks, an
+    octet over 255, or a question about which route a packet takes (最长前缀匹配, 转发): no program."""
+
+    name = "route_aggregation"
+    conventions = frozenset({32.0})
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(r"聚合|汇聚|汇总|超网|合并成一条|合并为一条", q) or re.search(r"最长前缀|转发|下一跳是|哪个接口|匹配", q):
+            return None
+        nets = re.findall(_CIDR, q)
+        if len(nets) < 2 or len(nets) > 8 or len(set(nets)) != len(nets):
+            return None
+        if any(int(o) > 255 for net in nets for o in net[:4]) or any(not 8 <= int(net[4]) <= 32 for net in nets):
+            return None
+        p = Program()
+        names = []
+        for i, net in enumerate(nets, start=1):
+            p.line(f"net{i}", f"ip_value([{', '.join(str(int(o)) for o in net[:4])}])", "网络的地址值")
+            names.append(f"net{i}")
+        p.line("addr_bits", "32", "地址位数")
+        p.line("prefix", f"min({', '.join(str(int(net[4])) for net in nets)})", "前缀长度")
+        p.line("block", "2 ** (addr_bits - prefix)", "地址块大小")
+        same = " and ".join(f"{n} // block == net1 // block" for n in names[1:])
+        p.lines.append(f"while not ({same}):\n    prefix -= 1\n    block = block * 2")
+        p.line("answer_network", "to_dotted(net1 // block * block)", "聚合后的网络地址")
+        p.line("answer", "prefix", "聚合后的前缀长度")
+        return p.source()
+
+
+class AvlNodes(Rule):
+    """A balanced binary tree (AVL) at its sparsest: the fewest nodes of height h are
+    N(h) = N(h − 1) + N(h − 2) + 1 with N(0) = 0, N(1) = 1 (a lone root has height 1, the exam's
+    convention); asked the other way, the greatest height n nodes can reach is the largest h with
+    N(h) ≤ n. A height counted from 0 (根的高度为0) or a tree that is not balanced: no program."""
+
+    name = "avl_nodes"
+    _HEIGHT = rf"(?:高度|深度|层数)(?:为|是)?\s*(\d+|{CHINESE_COUNT})(?!\d)"
+    _NODES = rf"(\d+|{CHINESE_COUNT})\s*个(?:结点|节点)"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(r"平衡二叉树|AVL|平衡树", q, re.I) or re.search(r"高度为\s*0|深度为\s*0|从0|为0层|完全二叉树|满二叉树", q):
+            return None
+        fewest = re.search(r"(?:最少|至少)\s*(?:有|需要|要|含有?)?\s*(?:多少|几)\s*个?\s*(?:结点|节点)", q)
+        tallest = re.search(r"(?:最大|最高|最多)\s*(?:的)?\s*(?:高度|深度|层数)|(?:高度|深度)\s*(?:最大|最多)", q)
+        if bool(fewest) == bool(tallest):
+            return None
+        p = Program()
+        if fewest:
+            h = unique(self._HEIGHT, q)
+            if h is None or chinese_number(h.group(1)) is None or not 1 <= int(chinese_number(h.group(1))) <= 40:
+                return None
+            p.given("h", chinese_number(h.group(1)), "高度")
+            p.line("prev", "0", "上一高度的最少结点数")
+            p.line("cur", "1", "最少结点数")
+            p.lines.append("for level in range(h - 1):\n    nxt = prev + cur + 1\n    prev = cur\n    cur = nxt")
+            p.line("answer", "cur", "最少结点数")
+            return p.source()
+        n = unique(self._NODES, q)
+        if n is None or chinese_number(n.group(1)) is None or not 1 <= int(chinese_number(n.group(1))) <= 10 ** 6:
+            return None
+        p.given("n", chinese_number(n.group(1)), "结点数")
+        p.line("prev", "0", "上一高度的最少结点数")
+        p.line("cur", "1", "最少结点数")
+        p.line("height", "1", "高度")
+        p.lines.append("while prev + cur + 1 <= n:\n    nxt = prev + cur + 1\n    prev = cur\n    cur = nxt\n    height += 1")
+        p.line("answer", "height", "最大高度")
+        return p.source()
+
+
+class FloatEncoding(Rule):
+    """A decimal value written as an IEEE 754 machine code: 单精度 (float, 32 bits) or 双精度 (double,
+    64), round to nearest (``float_hex``: the sign, the biased exponent, the fraction with the leading 1
+    hidden). The value is stated once (x=-5.5, 真值为-0.75, 十进制数-0.75); asked in hex (十六进制) or
+    binary (二进制). Decoding a code back to its value, or another format (IBM, a custom exponent width):
+    no program."""
+
+    name = "float_encoding"
+    conventions = frozenset({32.0, 64.0})  # the format's width when the question does not say 32位
+    _VALUE = r"(?:[xXyYfF]|真值|十进制数|数值?|值)\s*(?:=|为|是)?\s*(-?\d+(?:\.\d+)?)(?![\d.])"
+
+    def match(self, q: str) -> Optional[str]:
+        if not re.search(r"IEEE\s*754|单精度|双精度|float|double", q, re.I) or not re.search(r"机器码|编码|表示|存储|十六进制|二进制", q):
+            return None
+        if re.search(r"[0-9A-F]{8}\s*H|0x[0-9a-fA-F]{8}|对应的(?:真)?值|真值是(?:多少|什么)|阶码.{0,6}位|IBM", q):
+            return None  # a code given: decoding, not encoding
+        double = re.search(r"双精度|double", q, re.I)
+        if double and re.search(r"单精度|float", q, re.I):
+            return None
+        value = unique(self._VALUE, q)
+        if value is None:
+            return None
+        width = "64" if double else "32"
+        p = Program()
+        p.given("x", value.group(1), "十进制真值")
+        p.given("width", width, "格式位数")  # 32位 stated, or the format's width (the rule's convention)
+        if re.search(r"二进制", q) and not re.search(r"十六进制", q):
+            p.line("answer", "float_bits(x, width)", "机器码（二进制）")
+        else:
+            p.line("answer_bits", "float_bits(x, width)", "机器码（二进制）")
+            p.line("answer", "float_hex(x, width)", "机器码（十六进制）")
+        return p.source()

@@ -98,7 +98,7 @@ _SPELLED_COUNT = re.compile(r"((?:[一二两三四五六七八九]?十[一二三
 _DOTTED_QUAD = re.compile(r"(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 # a hex number: 0x1A3C, or upper-case digits with at least one decimal digit and H (1A3CH, 5000H)
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX]([0-9A-Fa-f]+)|([0-9A-F]*[0-9][0-9A-F]*)H)(?![0-9A-Za-z])")
-_BITS = re.compile(r"[0-9]+")  # a string literal that is a number as the question writes it: "101001"
+_BITS = re.compile(r"[0-9]+|[0-9A-F]+H")  # a string literal that is a number as the question writes it: "101001"
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.S)
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/%]|//|\*\*)?=(?!=)")
 _COMMENT = re.compile(r"#\s*(.*)$")
@@ -107,7 +107,8 @@ _SHADOWED = re.compile(r"^(\w+)\s*=\s*\1\s*\(", re.M)
 # binary search (mid=⌊(low+high)/2⌋), the two zeros of a code (+0和-0)
 _CONVENTION = re.compile(r"1\s*[KMGkmg]\s*[Bb]?\s*(?:按|取|=|等于)\s*(?:10\s*\^\s*[369]|1000|1024|1000000|1048576)\s*计?"
                          r"|mid\s*=\s*[⌊\[(]?\s*\(\s*low\s*\+\s*high\s*\)\s*/\s*2\s*[⌋\])]?"
-                         r"|\+\s*0\s*(?:和|与|、|及)\s*-\s*0")  # +0和-0: the two zeros named
+                         r"|\+\s*0\s*(?:和|与|、|及)\s*-\s*0"  # +0和-0: the two zeros named
+                         r"|IEEE\s*754")  # the standard's name
 
 
 def given_numbers(question: "str | Asked") -> list[str]:

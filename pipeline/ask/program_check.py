@@ -32,14 +32,15 @@ SIMULATION_FUNCTIONS = ("fifo_faults", "lru_faults", "opt_faults", "huffman_wpl"
                         "binary_search_comparisons",
                         "crc_remainder", "to_bits", "to_hex", "fraction_text", "ip_value", "to_dotted", "tcp_windows",
                         "schedule_order", "avg_turnaround", "avg_weighted_turnaround", "avg_waiting",
-                        "catalan", "fcfs_seek", "sstf_seek")
+                        "catalan", "fcfs_seek", "sstf_seek", "float_bits", "float_hex")
 FUNCTIONS = frozenset(MATH_FUNCTIONS + BUILTIN_FUNCTIONS + SIMULATION_FUNCTIONS)
 ARG_COUNTS = {"pow": (2, 2), "round": (1, 2), "range": (1, 3), "log": (1, 2), "linear_probe": (2, 3),
               "linear_probe_table": (2, 3), "linear_probe_probes": (2, 3), "linear_probe_misses": (2, 3),
               "crc_remainder": (2, 2), "fraction_text": (2, 2),
               "fifo_faults": (2, 2), "tcp_windows": (3, 3), "lru_faults": (2, 2), "opt_faults": (2, 2), "min": (1, 100),
               "max": (1, 100), "schedule_order": (3, 3), "avg_turnaround": (3, 3), "avg_weighted_turnaround": (3, 3),
-              "avg_waiting": (3, 3), "fcfs_seek": (2, 2), "sstf_seek": (2, 2)}  # every other function takes exactly one argument
+              "avg_waiting": (3, 3), "fcfs_seek": (2, 2), "sstf_seek": (2, 2),
+              "float_bits": (1, 2), "float_hex": (1, 2)}  # every other function takes exactly one argument
 KEYWORDS = {"sorted": {"reverse"}}
 
 ALLOWED = (

@@ -28,6 +28,7 @@ Conventions, chosen so that each answer is unambiguous:
 - ``catalan(n)``: the pop orders of n distinct elements pushed in a fixed order;
 - ``fcfs_seek`` / ``sstf_seek``: tracks the disk head moves from ``start`` serving ``requests`` in the
   order given, or nearest first (a tie between two sides is refused: the algorithm does not settle it);
+- ``float_bits`` / ``float_hex``: a value's IEEE 754 single (32) or double (64) code, round to nearest;
 - ``fraction_text(9, 10)`` writes a ratio of two counts as ``"9/10"`` (a fault rate, an ASL's sum over
   its count), beside its decimal value.
 """
@@ -35,6 +36,8 @@ Conventions, chosen so that each answer is unambiguous:
 from __future__ import annotations
 
 import heapq
+import math
+import struct
 from collections.abc import Sequence
 from typing import Optional
 
@@ -351,9 +354,31 @@ def sstf_seek(start: int, requests: Sequence[int]) -> int:
     return total
 
 
+def _float_code(x: object, width: object) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ValueError(f"x must be a finite number, not {x!r}")
+    if width not in (32, 64):
+        raise ValueError(f"an IEEE 754 code here is 32 or 64 bits, not {width!r}")
+    try:
+        packed = struct.pack(">f" if width == 32 else ">d", float(x))
+    except OverflowError:
+        raise ValueError(f"{x} is out of range of a {width}-bit float") from None
+    return int.from_bytes(packed, "big")
+
+
+def float_bits(x: float, width: int = 32) -> str:
+    """``x`` as an IEEE 754 single (32) or double (64) machine code, bit by bit, round to nearest."""
+    return format(_float_code(x, width), f"0{width}b")
+
+
+def float_hex(x: float, width: int = 32) -> str:
+    """The same code in hex as the exam writes it: -5.5 → ``"C0B00000H"``."""
+    return format(_float_code(x, width), f"0{width // 4}X") + "H"
+
+
 SIMULATIONS = {f.__name__: f for f in (fifo_faults, lru_faults, opt_faults, huffman_wpl, linear_probe, linear_probe_table,
                                        linear_probe_probes, linear_probe_misses, hamming_bits, binary_search_asl,
                                        binary_search_comparisons, crc_remainder, to_bits, to_hex, fraction_text, ip_value, to_dotted,
-                                       tcp_windows, catalan, fcfs_seek, sstf_seek)} | SCHEDULING
+                                       tcp_windows, catalan, fcfs_seek, sstf_seek, float_bits, float_hex)} | SCHEDULING
 # what only writes a value another way (a number in binary or hex, a ratio as a fraction): no simulation's result
-FORMATTERS = frozenset({"to_bits", "to_hex", "fraction_text", "ip_value", "to_dotted"})
+FORMATTERS = frozenset({"to_bits", "to_hex", "fraction_text", "ip_value", "to_dotted", "float_hex"})

@@ -389,6 +389,19 @@ CASES = [
     ("ip_fragments", "IP数据报的数据部分为3800字节，首部长度20字节（不带选项），链路MTU为1420字节，需要分成多少片？", 3, {}),
     # 1980 B over 552 a fragment: 4 fragments, the last at 3 × 552 / 8 = 207
     ("ip_fragments", "总长度2000B、首部20B的IP数据报通过MTU为576B的网络，最后一个分片的片偏移字段值是多少？", 207, {"count": 4}),
+    # 8 = 00001000, 9 = 00001001, 10 = 00001010: six bits of the third octet shared, /22 at 10.0.8.0
+    ("route_aggregation", "路由器有三条路由10.0.8.0/24、10.0.9.0/24、10.0.10.0/24，把它们聚合成一条，聚合后的网络前缀是什么？", 22,
+     {"answer_network": "10.0.8.0"}),
+    # 1 = 00000001, 2 = 00000010: /22 at 192.168.0.0
+    ("route_aggregation", "将192.168.1.0/24和192.168.2.0/24进行路由聚合，得到的超网地址是多少？", 22, {"answer_network": "192.168.0.0"}),
+    # N(h) = N(h-1) + N(h-2) + 1: 1, 2, 4, 7, 12, 20; and 20 nodes reach height 6 at most
+    ("avl_nodes", "高度为6的平衡二叉树最少有多少个结点？", 20, {}),
+    ("avl_nodes", "含有20个结点的平衡二叉树的最大高度是多少？", 6, {}),
+    # -0.75 = -1.1b × 2^-1: sign 1, exponent 126 = 01111110, fraction 1000…: BF400000H
+    ("float_encoding", "把十进制数-0.75表示成IEEE 754单精度浮点数，写出其十六进制机器码", "BF400000H",
+     {"answer_bits": "10111111010000000000000000000000"}),
+    # 12.25 = 1100.01b = 1.10001b × 2^3: 0 10000010 10001000…
+    ("float_encoding", "float型变量y=12.25，按IEEE754单精度存储，机器码的二进制是什么？", "01000001010001000000000000000000", {}),
 ]
 
 
@@ -506,6 +519,9 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "微指令采用直接编码方式，共有20个微命令，操作控制字段多少位？",  # one bit per command: no groups
     "IP数据报总长度4000字节，首部20字节，MTU为1500字节，第二片的片偏移是多少？",  # another fragment's offset
     "IP数据报总长度4000字节，首部带选项共28字节，MTU为1500字节，分成几片？",  # options in the header
+    "目的地址为10.0.9.5的分组，路由表有10.0.8.0/22和10.0.9.0/24两条，按最长前缀匹配转发到哪？",  # forwarding, not aggregating
+    "高度为0的平衡二叉树……若根的高度为0，高度为5的平衡二叉树最少有多少个结点？",  # height from 0
+    "IEEE 754单精度机器码为C0B00000H，对应的真值是多少？",  # decoding
 ])
 def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
     assert calc_rules.ruled(question) is None

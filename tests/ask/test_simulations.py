@@ -9,6 +9,7 @@ from pipeline.ask.simulations import (
     MAX_ITEMS,
     catalan,
     fcfs_seek,
+    float_hex,
     fifo_faults,
     huffman_wpl,
     linear_probe,
@@ -241,3 +242,13 @@ def test_disk_seek_by_hand():
 def test_sstf_refuses_a_tie_it_cannot_break():
     with pytest.raises(ValueError, match="equally near"):
         sstf_seek(50, [40, 60])
+
+
+def test_float_codes_by_hand():
+    """-2.5 = -1.01b × 2^1: sign 1, exponent 128 = 10000000, fraction 01…: C0200000H; 1.0 in double."""
+    assert float_hex(-2.5, 32) == "C0200000H"
+    assert float_hex(1.0, 64) == "3FF0000000000000H"
+    with pytest.raises(ValueError):
+        float_hex(1e39, 32)  # beyond a single's range
+    with pytest.raises(ValueError):
+        float_hex(1.0, 16)
