@@ -256,6 +256,12 @@ class RouteAggregation(Rule):
         if any(int(o) > 255 for net in nets for o in net[:4]) or any(not 8 <= int(net[4]) <= 32 for net in nets):
             return None
         p = Program()
+        # `4条路由：…` states how many are listed (not `聚合成一条路由`, the result): it must be as many
+        count = unique(rf"(?<![成为])(\d+|{CHINESE_COUNT})\s*(?:条|个)(?:路由|网络|子网|地址块|前缀)", q)
+        if count is not None:
+            if chinese_number(count.group(1)) != str(len(nets)):
+                return None
+            p.given("routes", str(len(nets)), "路由条数")
         names = []
         for i, net in enumerate(nets, start=1):
             p.line(f"net{i}", f"ip_value([{', '.join(str(int(o)) for o in net[:4])}])", "网络的地址值")
@@ -266,7 +272,7 @@ class RouteAggregation(Rule):
         same = " and ".join(f"{n} // block == net1 // block" for n in names[1:])
         p.lines.append(f"while not ({same}):\n    prefix -= 1\n    block = block * 2")
         p.line("answer_network", "to_dotted(net1 // block * block)", "聚合后的网络地址")
-        p.line("answer", "prefix", "聚合后的前缀长度")
+        p.line("answer", "prefix", "聚合后的前缀长度", "位")
         return p.source()
 
 

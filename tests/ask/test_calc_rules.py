@@ -394,6 +394,9 @@ CASES = [
      {"answer_network": "10.0.8.0"}),
     # 1 = 00000001, 2 = 00000010: /22 at 192.168.0.0
     ("route_aggregation", "将192.168.1.0/24和192.168.2.0/24进行路由聚合，得到的超网地址是多少？", 22, {"answer_network": "192.168.0.0"}),
+    # the count of routes stated: 16 = 00010000 … 19 = 00010011 share six bits, /22 at 10.1.16.0
+    ("route_aggregation", "路由表中有4条路由10.1.16.0/24、10.1.17.0/24、10.1.18.0/24、10.1.19.0/24，汇聚成一条路由后是什么？", 22,
+     {"answer_network": "10.1.16.0"}),
     # N(h) = N(h-1) + N(h-2) + 1: 1, 2, 4, 7, 12, 20; and 20 nodes reach height 6 at most
     ("avl_nodes", "高度为6的平衡二叉树最少有多少个结点？", 20, {}),
     ("avl_nodes", "含有20个结点的平衡二叉树的最大高度是多少？", 6, {}),
@@ -522,6 +525,7 @@ def test_a_rule_computes_the_hand_worked_result(rule, question, result, steps):
     "目的地址为10.0.9.5的分组，路由表有10.0.8.0/22和10.0.9.0/24两条，按最长前缀匹配转发到哪？",  # forwarding, not aggregating
     "高度为0的平衡二叉树……若根的高度为0，高度为5的平衡二叉树最少有多少个结点？",  # height from 0
     "IEEE 754单精度机器码为C0B00000H，对应的真值是多少？",  # decoding
+    "路由表中有3条路由10.1.16.0/24、10.1.17.0/24，聚合后是什么？",  # three stated, two listed
 ])
 def test_a_question_a_rule_is_not_sure_of_gets_no_program(question):
     assert calc_rules.ruled(question) is None
