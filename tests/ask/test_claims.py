@@ -237,5 +237,7 @@ def test_the_two_contrasted_things_said_to_be_one_need_a_passage_saying_so():
     same = check("波特率和比特率是一回事，都是衡量数据传输速率的单位。", [make_hit(1, RATES)], question)[0]
     assert not same.supported and same.reason.startswith("says 波特率 and 比特率 are the same")
     assert check("波特率是码元传输速率，比特率是信息传输速率。", [make_hit(1, RATES)], question)[0].supported
+    # that they differ is no polarity claim against the passage's 是 (波特率是码元传输速率)
+    assert check("波特率和比特率不是一回事。", [make_hit(1, RATES)], question)[0].supported
     said = make_hit(2, "二进制调制时，两者在数值上是一样的。")
     assert check("二进制调制时波特率和比特率在数值上是一样的。", [make_hit(1, RATES), said], question)[0].supported
