@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.ask.calc_text import CHINESE_COUNT, Program, Rule, chinese_number, unique
+from pipeline.ask.calc_text import CHINESE_COUNT, Program, Rule, stated_count, unique
 
 _LIST = r"\d+(?:\s*[,，、]\s*\d+)+(?:\s*(?:和|及|与)\s*\d+)?"
 
@@ -33,8 +33,8 @@ class StackSequences(Rule):
             return None
         if re.search(r"第[一二三四五六七八九十\d]+个出栈|不可能|可能是|以.{1,6}开头|队列|双端|受限", q):
             return None
-        n, order = unique(self._N, q), unique(self._ORDER, q)
-        count = int(chinese_number(n.group(1))) if n and chinese_number(n.group(1)) else None
+        n, order = stated_count(self._N, q), unique(self._ORDER, q)
+        count = int(n) if n else None
         listed = re.split(r"\s*[,，、和及与]\s*", order.group(1)) if order else None
         if count is None and listed is None:
             return None
@@ -68,26 +68,25 @@ class DeadlockResources(Rule):
     def match(self, q: str) -> Optional[str]:
         if not re.search(self._NO_DEADLOCK, q) or re.search(r"银行家|安全序列|资源分配图|两类|两种资源|R1|R2", q):
             return None
-        need = unique(self._NEED, q)
-        if need is None or chinese_number(need.group(1)) is None or int(chinese_number(need.group(1))) < 2:
+        k = stated_count(self._NEED, q)
+        if k is None or int(k) < 2:
             return None
-        k = chinese_number(need.group(1))
         asks_units = re.search(r"(?:至少|最少)\s*(?:要|需要|得|应)?\s*(?:配置?|配备|提供|有)?\s*(?:几|多少)\s*(?:台|个|件|份|单位)", q)
         asks_procs = re.search(r"(?:最多|至多)\s*(?:允许|能|可以|可)?\s*(?:有)?\s*(?:几|多少)\s*个\s*进程", q)
         p = Program()
         if asks_units and not asks_procs:
-            procs = unique(self._PROCS, q)
-            if procs is None or chinese_number(procs.group(1)) is None:
+            procs = stated_count(self._PROCS, q)
+            if procs is None:
                 return None
-            p.given("n", chinese_number(procs.group(1)), "进程数")
+            p.given("n", procs, "进程数")
             p.given("k", k, "每个进程最多需要")
             p.line("answer", "n * (k - 1) + 1", "不会死锁的最少资源数")
             return p.source()
         if asks_procs and not asks_units:
-            units = unique(self._UNITS, re.sub(self._NEED, " ", q))
-            if units is None or chinese_number(units.group(1)) is None:
+            units = stated_count(self._UNITS, re.sub(self._NEED, " ", q))
+            if units is None:
                 return None
-            p.given("m", chinese_number(units.group(1)), "资源总数")
+            p.given("m", units, "资源总数")
             p.given("k", k, "每个进程最多需要")
             p.line("answer", "(m - 1) // (k - 1)", "不会死锁的最多进程数")
             return p.source()
@@ -106,10 +105,7 @@ class DummyRuns(Rule):
     def match(self, q: str) -> Optional[str]:
         if not re.search(r"虚段|空段|虚拟段", q) or not re.search(r"(?:多少|几)\s*个|(?:多少|几)\s*段", q):
             return None
-        runs, ways = unique(self._RUNS, q), unique(self._WAYS, q)
-        if runs is None or ways is None:
-            return None
-        m, k = chinese_number(runs.group(1)), chinese_number(ways.group(1))
+        m, k = stated_count(self._RUNS, q), stated_count(self._WAYS, q)
         if m is None or k is None or int(k) < 2 or int(m) < 1:
             return None
         p = Program()
@@ -137,8 +133,8 @@ class MicroFieldBits(Rule):
         if sizes is None:
             return None
         counts = _numbers(sizes.group(1))
-        groups = unique(self._GROUPS, q)
-        if groups is not None and chinese_number(groups.group(1)) not in (None, str(len(counts))):
+        groups = stated_count(self._GROUPS, q)
+        if groups is not None and groups != str(len(counts)):
             return None
         if len(counts) < 2 or any(c < 1 for c in counts):
             return None
@@ -257,9 +253,9 @@ class RouteAggregation(Rule):
             return None
         p = Program()
         # `4条路由：…` states how many are listed (not `聚合成一条路由`, the result): it must be as many
-        count = unique(rf"(?<![成为])(\d+|{CHINESE_COUNT})\s*(?:条|个)(?:路由|网络|子网|地址块|前缀)", q)
+        count = stated_count(rf"(?<![成为])(\d+|{CHINESE_COUNT})\s*(?:条|个)(?:路由|网络|子网|地址块|前缀)", q)
         if count is not None:
-            if chinese_number(count.group(1)) != str(len(nets)):
+            if count != str(len(nets)):
                 return None
             p.given("routes", str(len(nets)), "路由条数")
         names = []
@@ -295,19 +291,19 @@ class AvlNodes(Rule):
             return None
         p = Program()
         if fewest:
-            h = unique(self._HEIGHT, q)
-            if h is None or chinese_number(h.group(1)) is None or not 1 <= int(chinese_number(h.group(1))) <= 40:
+            h = stated_count(self._HEIGHT, q)
+            if h is None or not 1 <= int(h) <= 40:
                 return None
-            p.given("h", chinese_number(h.group(1)), "高度")
+            p.given("h", h, "高度")
             p.line("prev", "0", "上一高度的最少结点数")
             p.line("cur", "1", "最少结点数")
             p.lines.append("for level in range(h - 1):\n    nxt = prev + cur + 1\n    prev = cur\n    cur = nxt")
             p.line("answer", "cur", "最少结点数")
             return p.source()
-        n = unique(self._NODES, q)
-        if n is None or chinese_number(n.group(1)) is None or not 1 <= int(chinese_number(n.group(1))) <= 10 ** 6:
+        n = stated_count(self._NODES, q)
+        if n is None or not 1 <= int(n) <= 10 ** 6:
             return None
-        p.given("n", chinese_number(n.group(1)), "结点数")
+        p.given("n", n, "结点数")
         p.line("prev", "0", "上一高度的最少结点数")
         p.line("cur", "1", "最少结点数")
         p.line("height", "1", "高度")

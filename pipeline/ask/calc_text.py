@@ -193,3 +193,10 @@ def chinese_number(text: str) -> Optional[str]:
         return None
     tens = int(CHINESE_NUMBERS[m.group(1)]) if m.group(1) else 1
     return str(tens * 10 + (int(CHINESE_NUMBERS[m.group(2)]) if m.group(2) else 0))
+
+
+def stated_count(pattern: str | re.Pattern, text: str) -> Optional[str]:
+    """The one count ``pattern``'s first group states (``5个进程``, ``五个进程``), as digits; None when it
+    is not stated, stated twice differently, or not a numeral :func:`chinese_number` reads."""
+    m = unique(pattern, text)
+    return chinese_number(m.group(1)) if m else None
