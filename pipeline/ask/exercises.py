@@ -9,9 +9,10 @@ exercise's answer chooses; with no answer found near the group, none.
 Rules (each with a test in tests/ask/test_exercises.py):
 
 1. **exercise**: only a passage that reads as one is touched: a blank (``()``, ``（ ）``, ``____``),
-   a filled blank (``（D）``), or a marker (例题, 例1, 答案, 解：, 选C). ``A、B必须全部为真`` in a logic
+   a filled blank (``（D）``), a marker (例题, 例1, 答案, 解：, 选C), or a past paper's question heading
+   (``2017年 第2题（单项选择题）``, whose answer is often in another booklet: then no option stands). ``A、B必须全部为真`` in a logic
    note is no option.
-2. **option group**: consecutive lines labelled ``A.``–``D.`` (or ``Ⅰ.``–``Ⅵ.``, ``I.``–``VI.``), at
+2. **option group**: consecutive lines labelled ``A.``–``D.`` (a list bullet before the label too: ``- A.``) (or ``Ⅰ.``–``Ⅵ.``, ``I.``–``VI.``), at
    least two distinct labels, the first being A (Ⅰ); a line opening with ``A.`` and holding another
    label (``A.0  B.1  C.2  D.3``) is a group by itself.
 3. **chosen**: the letters the exercise's answer names, looked for after the group up to the next
@@ -19,8 +20,9 @@ Rules (each with a test in tests/ask/test_exercises.py):
    failing that, in the stem before it as a filled blank (``…的功能是（D）。``). Statements numbered
    Ⅰ–Ⅵ are chosen by the chosen letter's own text (``C.Ⅱ、Ⅳ`` keeps Ⅱ and Ⅳ) or by an answer naming
    them (``答案：I. III．``).
-4. **negative stem**: when the stem asks for what is *not* so (不正确的是, 错误的是, 不属于), the chosen
-   options are false statements: none of the group is kept.
+4. **negative stem**: when the stem's last sentence asks for what is *not* so (不正确的是, 错误的是,
+   不属于; across a line break and emphasis dots: ``错误\n．．的是``), the chosen options are false
+   statements: none of the group is kept.
 """
 
 from __future__ import annotations
@@ -33,15 +35,17 @@ from pipeline.models import Hit
 _LATIN_ROMAN = {"I": "Ⅰ", "II": "Ⅱ", "III": "Ⅲ", "IV": "Ⅳ", "V": "Ⅴ", "VI": "Ⅵ"}
 _ROMAN = r"[ⅠⅡⅢⅣⅤⅥ]|IV|VI|V|I{1,3}"
 # a label opening a line: A. / b、 / (C) / Ⅱ. / II．
-_LINE_LABEL = re.compile(r"^[\s>]*(?:[(（]\s*([A-Da-d]|[ⅠⅡⅢⅣⅤⅥ])\s*[)）]|([A-Da-d]|[ⅠⅡⅢⅣⅤⅥ]|I{1,3}|IV|VI?)\s*[.．、])\s*(?=\S)")
+_LINE_LABEL = re.compile(r"^[\s>]*(?:[-*+•]\s+)?(?:[(（]\s*([A-Da-d]|[ⅠⅡⅢⅣⅤⅥ])\s*[)）]|([A-Da-d]|[ⅠⅡⅢⅣⅤⅥ]|I{1,3}|IV|VI?)\s*[.．、])\s*(?=\S)")
 # labels inside a line: "A.0  B.1  C.2" (a label after whitespace or at the start)
 _INLINE_LABEL = re.compile(r"(?:^|(?<=[\s;；>]))([A-D])\s*[.．、]\s*(?=\S)")
-_EXERCISE = re.compile(r"[(（]\s*[)）]|[(（]\s*[A-D]{1,4}\s*[)）]|_{3,}|例\s*题|例\s*\d|答案|解\s*[:：]|选\s*[A-D]")
+_EXERCISE = re.compile(r"[(（]\s*[)）]|[(（]\s*[A-D]{1,4}\s*[)）]|_{3,}|例\s*题|例\s*\d|答案|解\s*[:：]|选\s*[A-D]|"
+                       r"第\s*\d+\s*题\s*[(（][^)）\n]{0,6}选择题")  # a past paper's question: 2017年 第2题（单项选择题）
 _END = r"(?=$|[\s。.，,；;、)）!！])"  # "解：C。", not "解：A限制…" (a discussion of option A)
 _CHOSEN_AFTER = re.compile(rf"(?:答案|答|解)\s*[】\]]?\s*(?:是|为|应为|应选|选)?\s*[:：]?\s*([A-D]{{1,4}}){_END}|"
                            rf"(?:故|所以|因此|应)选\s*(?:项)?\s*([A-D]{{1,4}}){_END}", re.M)
 _ANSWER_ROMANS = re.compile(r"(?:答案|解)\s*[:：]?\s*([ⅠⅡⅢⅣⅤⅥIV][ⅠⅡⅢⅣⅤⅥIV\s.．、，,和]{0,40})")
 _FILLED_BLANK = re.compile(r"[(（]\s*([A-D]{1,4})\s*[)）]")
+FRAGMENT_CHARS = 6  # a stem's last line this short (``．．的是``) ends the line before it
 _NEGATIVE_STEM = re.compile(r"不正确|错误|不属于|不是|不能|不会|不包括|不可能|不符合|不对|有误|不恰当|不合理|不成立|不必|无关|不具有|不需要")
 
 
@@ -132,7 +136,7 @@ def asserted_text(text: str) -> str:
         after = "\n".join(lines[e:nxt])
         if before.strip():
             stem = before
-        negative = bool(_NEGATIVE_STEM.search(stem.strip().split("\n")[-1] if stem.strip() else ""))
+        negative = bool(_NEGATIVE_STEM.search(_asking_sentence(stem)))
         one_line = e - s == 1 and _one_line_group(lines[s])
         if not one_line and not _is_letter(_label(lines[s])):  # statements Ⅰ–Ⅵ
             statements = list(range(s, e))
@@ -160,6 +164,18 @@ def asserted_text(text: str) -> str:
                 out[i] = lines[i]
         statements = []
     return "\n".join(out[i] for i in sorted(out))
+
+
+def _asking_sentence(stem: str) -> str:
+    """The stem's last line, joined to the line before when it is only a fragment: a booklet prints
+    ``错误\n．．的是`` for 错误的是, with dots under 错误."""
+    lines = [re.sub(r"[\s．·•]+", "", ln) for ln in stem.split("\n")]
+    lines = [ln for ln in lines if ln.strip(">")]
+    if not lines:
+        return ""
+    if len(lines) >= 2 and len(lines[-1]) <= FRAGMENT_CHARS:
+        return lines[-2] + lines[-1]
+    return lines[-1]
 
 
 def _chosen_romans(after: str) -> set[str]:

@@ -131,3 +131,36 @@ def test_a_sentence_about_an_exercise_is_no_claim_for_a_student_who_asked_none()
     asked = check("根据题目，接收方乱序收到帧后仍能缓存它们。", hits, "这道题里乱序收到帧能缓存，说明是哪种协议",
                   rules=load_rules())[0]
     assert not asked.reason.startswith("speaks of an exercise")
+
+
+def test_a_booklet_question_with_emphasis_dots_and_bulleted_options():
+    """A past paper's booklet prints 错误的是 as ``错误\\n．．的是`` (dots under 错误) and its options as a
+    list; the question's heading marks it an exercise even when its answer is in another booklet."""
+    stem = "2019年 第5题（单项选择题）\n下列关于队列的叙述中，错误\n．．的是\n"
+    statements = "Ⅰ．队列只允许在一端插入\nⅡ．队列可以用循环数组实现\nⅢ．队列是先进先出的线性表\n"
+    options = "- A. 仅Ⅰ\n- B. 仅Ⅱ\n- C. 仅Ⅰ、Ⅲ\n- D. 仅Ⅱ、Ⅲ"
+    without_answer = lines(asserted_text(stem + statements + options))
+    assert without_answer == ["2019年 第5题（单项选择题）", "下列关于队列的叙述中，错误", "．．的是"]
+    with_answer = lines(asserted_text(stem + statements + options.replace("- ", "") + "\n答案：A"))
+    assert not any("队列只允许在一端插入" in ln or "仅Ⅰ" in ln for ln in with_answer)  # A chooses a false statement
+
+
+@pytest.mark.parametrize("stem", ["下列叙述中，不．符合m阶B树定义要求的是______。", "不属于此译码空间的地址是()。![图]"])
+def test_a_negative_stem_is_read_through_emphasis_dots_and_trailing_figures(stem):
+    text = f"例题 {stem}\nA.根结点至少有两棵子树\nB.所有叶结点在同一层\n解：A。"
+    assert "A.根结点至少有两棵子树" not in asserted_text(text)
+
+
+def test_a_positive_stem_after_notes_that_say_no_keeps_its_answer():
+    """Only the stem's own line tells whether it asks for what is not so: 不需要 in the notes above
+    the exercise does not make its chosen option false."""
+    text = ("SDRAM不需要插入等待状态\n>例题：双端口RAM在（）情况下会发生读/写冲突\n>  A.左右端口地址码不同\n"
+            ">  B.左端口和右端口的地址码相同\n>\n>答案：B；")
+    out = asserted_text(text)
+    assert "B.左端口和右端口的地址码相同" in out and "A.左右端口地址码不同" not in out
+
+
+def test_an_exercise_answer_line_is_no_claim_for_a_student_who_asked_none():
+    hits = [make_hit(1, "2018年 第3题（单项选择题）\n客户发出FIN并收到服务器的FIN后，客户进入的状态是（ ）。\n答案：C")]
+    said = check("答案：CLOSE-WAIT", hits, "TIME_WAIT状态要等多久", rules=load_rules())[0]
+    assert not said.supported and said.reason.startswith("speaks of an exercise")
