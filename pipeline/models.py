@@ -328,6 +328,7 @@ class Claim(BaseModel):
     reason: str = ""  # why not (or how: "record", "computed"), e.g. "number 100分 not in the passages"
     citation: Optional[str] = None  # the passage that backs it best
     main: bool = False  # the sentence that carries the answer; if it fails, the grounded core is shown
+    shown: Optional[str] = None  # the passage's own sentence shown instead (its formula's letters said there)
 
 
 class RecordAnswer(BaseModel):

@@ -212,7 +212,9 @@ class _SentenceStream:
             raise _MainClaimFailed
         cites = [self.labels.get(c, c) for c in CITATION.findall(sentence)]
         claim = self.checker.add(sentence, cites)
-        if claim.supported:
+        if claim.supported and claim.shown:  # the passage's own sentence stands in (its formula's letters said)
+            text = f"{sentence[: len(sentence) - len(sentence.lstrip())]}{claim.shown}{claim.citation}"
+        elif claim.supported:
             text = self._cited(sentence, claim)
         elif claim.main:
             raise _MainClaimFailed

@@ -22,7 +22,14 @@ A sentence is supported when all of these hold (rules and thresholds in ``claims
    material says PCB);
 8. **transplanted subject**: when a passage says what the sentence predicates (≥ ``TRANSPLANT_SAID``
    of its words) but no passage saying it names the sentence's subject, the sentence moved a fact onto
-   another thing ("虚拟存储器是通过将…存放在…Cache中": the passage says it of 高速缓冲技术).
+   another thing ("虚拟存储器是通过将…存放在…Cache中": the passage says it of 高速缓冲技术);
+9. **letters said** (``pipeline/ask/letters.py``): a formula's letter (``m+1次``) is one the question
+   or the answer so far says outside a formula (``m级``): an answer whose formula no student can read
+   is no answer;
+10. **the asked slot** (``pipeline/ask/slots.py``): a sentence restating the question fills the count
+    it asks (几位) with a count, not a share (``能查出50%错``);
+11. **one predicate, two sides** (``pipeline/ask/sides.py``): asked how two things differ, a sentence
+    does not say the same of both (``栈是一种只允许从一端插入和删除的线性表，而队列是一种只允许…``).
 
 Polarity terms inside a name (慢启动, 快速排序: ``pipeline/ask/names.py``) are no claim. A sentence
 the stream already said (or the same step again and again: ``pipeline/ask/repetition.py``) is a
@@ -51,6 +58,9 @@ from pipeline.ask.claim_rules import (DEFAULT_RULES_FILE, CauseRules, ClaimRules
 from pipeline.ask.polarity import check_polarity, coordinated, polarity_terms  # noqa: F401
 from pipeline.ask.question import Asked, asked_of, question_kind
 from pipeline.ask.glosses import gloss_only
+from pipeline.ask.letters import passage_saying, unsaid_letter
+from pipeline.ask.sides import same_of_both
+from pipeline.ask.slots import share_for_count
 from pipeline.ask.entities import (Facts, check_attributes, check_entities, clauses, question_entities)
 from pipeline.ask.names import Namer, namer
 from pipeline.ask.repetition import RepetitionGuard
@@ -419,11 +429,30 @@ class Checker:
             claim = Claim(text=strip_citations(sentence), supported=True, reason="no claim")
         else:
             claim = check_sentence(sentence, citations, self.ev, self.rules)
+            claim = self._readable(sentence, claim)
             if not any(c.main for c in self.claims) and self._can_be_main(claim):
                 claim.main = True
             if claim.supported and not claim.main and novelty(sentence, self.ev.question) < MIN_NOVELTY:
                 claim.reason = claim.reason or "restates the question"
         self.claims.append(claim)
+        return claim
+
+    def _readable(self, sentence: str, claim: Claim) -> Claim:
+        """A supported sentence a student cannot read as an answer fails (rules 9–11); one whose
+        formula letters it never says is replaced by the passage's sentence that says them, if any."""
+        if not claim.supported:
+            return claim
+        said = "".join(c.shown or c.text for c in self.claims if c.supported)
+        unsaid = unsaid_letter(sentence, said, self.ev.question)
+        if unsaid:
+            quote = passage_saying(sentence, self.ev.hits)
+            if quote is not None:
+                return Claim(text=claim.text, supported=True, reason=f"quoted instead: {unsaid}",
+                             citation=quote[1].citation, shown=quote[0])
+            return Claim(text=claim.text, supported=False, reason=unsaid, citation=claim.citation)
+        why = share_for_count(sentence, self.ev.question) or same_of_both(sentence, self.ev.question)
+        if why:
+            return Claim(text=claim.text, supported=False, reason=why, citation=claim.citation)
         return claim
 
     def stopped(self, pending: str) -> None:
