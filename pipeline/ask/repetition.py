@@ -10,6 +10,9 @@ claim. :class:`RepetitionGuard` watches the stream (thresholds in ``claims.yaml`
   says nothing new) once it has ``min_chars`` characters, else the
   ``short_times``-th time; the same sentence with other numbers (``第1次…``, ``第2次…``)
   ``template_run`` times in a row; or a sentence that is itself one stretch said ``tail_times`` times;
+- **echo** (per finished sentence): a sentence opening with a material block's label (``[2] 2021年
+  第38题…``): the model copies its prompt instead of answering (dev q081 went on to a made-up
+  ``答案：CLOSE-WAIT`` for a past paper nobody asked about);
 - **partial** (:meth:`RepetitionGuard.partial`, on the unfinished rest of the stream): a loop with
   no sentence end, whose last characters are one stretch of at least ``tail_chars`` said
   ``tail_times`` times in a row.
@@ -26,6 +29,7 @@ from pipeline.rulefiles import StrictRules
 
 _NOISE = re.compile(r"[\s，,。；;：:！!？?、“”\"'‘’【】「」*#`]+")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
+_ECHO = re.compile(r"\s*\[\d{1,2}\]\s*[^\s\[]")  # "[2] 2021年 第38题": a prompt block's label, then its text
 MAX_UNIT = 160  # longest stretch a loop is looked for in (a long calculation step)
 MIN_DISTINCT = 4  # a stretch of fewer distinct characters is a bit pattern or a run of zeros, not a loop
 
@@ -83,6 +87,9 @@ class RepetitionGuard:
     def sentence(self, text: str) -> Optional[str]:
         """Why ``text``, the next finished sentence, is a loop, or None."""
         r = self.rules
+        if _ECHO.match(text):
+            self.reason = self.reason or "echoes the material (a block label opens the sentence)"
+            return "echoes the material (a block label opens the sentence)"
         k = key(text, r.lead_words)
         if not k:
             return None

@@ -103,3 +103,16 @@ def test_watching_every_token_is_cheap():
     per_call = (time.perf_counter() - t) / len(text)
     assert per_call < 0.005  # the figure is in bench/BENCHMARKS.md
     assert looping_tail(text, 12, 3) is None
+
+
+def test_a_sentence_opening_with_a_material_label_is_an_echo():
+    """The model copying its prompt's next block ("[2] 2021年 第38题…") has stopped answering."""
+    guard = RepetitionGuard()
+    assert guard.sentence("TIME_WAIT要等2MSL后释放连接。[1]") is None
+    assert "echoes the material" in guard.sentence("\n[2] 2021年 第38题（单项选择题）\n")
+    assert guard.reason.startswith("echoes")
+
+
+@pytest.mark.parametrize("text", ["[1]", " [1][2]", "TCP首部20字节[1]。", "[来源: 传输层|片段1] 见上。"])
+def test_a_citation_alone_or_at_the_end_is_no_echo(text):
+    assert RepetitionGuard().sentence(text) is None
